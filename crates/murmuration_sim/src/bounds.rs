@@ -1,0 +1,154 @@
+//! [`SimulationBounds`]: the rectangle the flock lives in and what happens at its edges.
+
+use bevy::prelude::*;
+
+use crate::params::ParamIssue;
+
+/// What a boid does at the edge of the [`SimulationBounds`].
+#[derive(Reflect, Debug, Clone, Copy, PartialEq)]
+#[reflect(Debug, Clone, PartialEq)]
+pub enum Edges {
+    /// The world is a torus: a boid leaving one side comes back on the other, and distances are
+    /// measured to the nearest image across the seam, so a flock crosses an edge without tearing.
+    Wrap,
+    /// Inside `margin` of an edge a boid steers back toward the inside with weight `weight`.
+    /// A boid that still slips out is put back on the edge and its outward velocity reflected.
+    TurnBack {
+        /// Width of the band along each edge where boids turn, world units. Tutorial default 50.
+        margin: f32,
+        /// Weight of the turn-back force. Tutorial default 2.
+        weight: f32,
+    },
+}
+
+impl Edges {
+    /// [`Edges::TurnBack`] with the tutorial's margin (50) and weight (2).
+    pub const TURN_BACK: Self = Self::TurnBack {
+        margin: 50.0,
+        weight: 2.0,
+    };
+}
+
+/// The rectangle the flock lives in, in world units, and its [`Edges`] mode.
+#[derive(Resource, Reflect, Debug, Clone, Copy, PartialEq)]
+#[reflect(Resource, Default, Debug, Clone, PartialEq)]
+pub struct SimulationBounds {
+    /// The world rectangle.
+    pub rect: Rect,
+    /// Wrap around or turn back at the edges.
+    pub edges: Edges,
+}
+
+impl Default for SimulationBounds {
+    /// A 1280 x 720 rectangle centred on the origin, wrapping.
+    fn default() -> Self {
+        Self::wrap(Rect::from_center_size(Vec2::ZERO, Vec2::new(1280.0, 720.0)))
+    }
+}
+
+impl SimulationBounds {
+    /// The smallest width or height a world may have, in world units.
+    pub const MIN_SIZE: f32 = 1.0;
+
+    /// A wrapping world.
+    pub fn wrap(rect: Rect) -> Self {
+        Self {
+            rect,
+            edges: Edges::Wrap,
+        }
+    }
+
+    /// A world whose boids turn back at the edges, with the tutorial's margin and weight.
+    pub fn turn_back(rect: Rect) -> Self {
+        Self {
+            rect,
+            edges: Edges::TURN_BACK,
+        }
+    }
+
+    /// Whether the edges wrap.
+    pub fn wraps(&self) -> bool {
+        matches!(self.edges, Edges::Wrap)
+    }
+
+    /// The vector from `from` to `to`: across the seam to the nearest image when the edges wrap,
+    /// straight otherwise.
+    #[inline]
+    pub fn delta(&self, from: Vec2, to: Vec2) -> Vec2 {
+        let d = to - from;
+        if self.wraps() {
+            let size = self.rect.size();
+            d - size * (d / size).round()
+        } else {
+            d
+        }
+    }
+
+    /// `p` brought into the rectangle across the seam (`min` inclusive, `max` exclusive).
+    /// Non-finite coordinates are returned unchanged.
+    #[inline]
+    pub fn wrap_point(&self, p: Vec2) -> Vec2 {
+        let size = self.rect.size();
+        let mut q = self.rect.min + (p - self.rect.min).rem_euclid(size);
+        // `rem_euclid` can round up to exactly `size` for tiny negative offsets.
+        if q.x >= self.rect.max.x {
+            q.x = self.rect.min.x;
+        }
+        if q.y >= self.rect.max.y {
+            q.y = self.rect.min.y;
+        }
+        q
+    }
+
+    /// Makes the bounds usable and reports what it changed: an inverted rectangle is put the
+    /// right way round, a non-finite one becomes the default, one thinner than
+    /// [`SimulationBounds::MIN_SIZE`] grows to it around its centre, and a negative or non-finite
+    /// turn-back margin or weight becomes the tutorial's.
+    pub fn validate(&mut self) -> Vec<ParamIssue> {
+        let mut issues = Vec::new();
+        let r = self.rect;
+        if !(r.min.is_finite() && r.max.is_finite()) {
+            issues.push(ParamIssue {
+                field: "bounds.rect",
+                given: r.width(),
+                used: Self::default().rect.width(),
+            });
+            self.rect = Self::default().rect;
+        }
+        let fixed = Rect::from_corners(self.rect.min, self.rect.max);
+        if fixed != self.rect {
+            issues.push(ParamIssue {
+                field: "bounds.rect (inverted)",
+                given: self.rect.width(),
+                used: fixed.width(),
+            });
+            self.rect = fixed;
+        }
+        let size = self.rect.size();
+        let grown = size.max(Vec2::splat(Self::MIN_SIZE));
+        if grown != size {
+            issues.push(ParamIssue {
+                field: "bounds.rect (size)",
+                given: size.min_element(),
+                used: Self::MIN_SIZE,
+            });
+            self.rect = Rect::from_center_size(self.rect.center(), grown);
+        }
+        if let Edges::TurnBack { margin, weight } = &mut self.edges {
+            for (field, value, default) in [
+                ("bounds.edges.margin", margin, 50.0),
+                ("bounds.edges.weight", weight, 2.0),
+            ] {
+                if !value.is_finite() || (field.ends_with("margin") && *value < 0.0) {
+                    issues.push(ParamIssue {
+                        field,
+                        given: *value,
+                        used: default,
+                    });
+                    *value = default;
+                }
+            }
+        }
+        issues
+    }
+}

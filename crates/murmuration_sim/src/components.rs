@@ -1,0 +1,149 @@
+//! The components a flock is made of: boids, hunters, obstacles, threats and attractors.
+//!
+//! Units are world units and seconds throughout: a [`Velocity`] is in units per second, an
+//! [`Acceleration`] in units per second squared. The 2D camera of the examples shows one unit as
+//! one pixel.
+
+use bevy::prelude::*;
+
+/// Marks an entity as a member of the flock.
+///
+/// Inserting `Boid` brings everything the simulation reads and writes with it (required
+/// components): [`Position`], [`Velocity`], [`Acceleration`], [`Species`], [`HashSlot`] and a
+/// [`Transform`] that the plugin keeps in step with the position and heading.
+#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[reflect(Component, Default, Debug, Clone)]
+#[require(Position, Velocity, Acceleration, Species, HashSlot, Transform)]
+pub struct Boid;
+
+/// Where an entity is, in world units. The simulation's source of truth; [`Transform`] follows it.
+#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct Position(pub Vec2);
+
+/// How fast and which way an entity moves, in world units per second.
+#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct Velocity(pub Vec2);
+
+/// The steering force summed this step, in world units per second squared.
+///
+/// Every steering system adds into it; the integrate system applies it to [`Velocity`] and resets
+/// it to zero. User systems in [`BoidsSystems::Steer`](crate::BoidsSystems::Steer) may add their
+/// own forces here.
+#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct Acceleration(pub Vec2);
+
+/// Which flock a boid belongs to. Boids align and cohere only with their own species, but keep
+/// their distance from every species.
+#[derive(
+    Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Deref,
+)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct Species(pub u16);
+
+/// This entity's own top speed in world units per second, instead of
+/// [`FlockParams::max_speed`](crate::FlockParams::max_speed). Used for steering and for the speed
+/// clamp.
+#[derive(Component, Reflect, Debug, Clone, Copy, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Debug, Clone)]
+pub struct MaxSpeed(pub f32);
+
+/// A boid's index into the [`SpatialHash`](crate::SpatialHash) arrays for the current step.
+///
+/// Written by the hash build; steering systems use it to find their own entry (and to skip it
+/// among their neighbours). [`HashSlot::NONE`] until the boid's first step.
+#[derive(Component, Reflect, Debug, Clone, Copy, PartialEq, Eq)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct HashSlot(pub u32);
+
+impl HashSlot {
+    /// The slot of a boid that is not in the hash (yet).
+    pub const NONE: Self = Self(u32::MAX);
+}
+
+impl Default for HashSlot {
+    fn default() -> Self {
+        Self::NONE
+    }
+}
+
+/// Something boids flee from when it is within
+/// [`FlockParams::flee_radius`](crate::FlockParams::flee_radius): the mouse, a hawk, a shark, a
+/// sheepdog. Only its [`Position`] is read.
+#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[reflect(Component, Default, Debug, Clone)]
+#[require(Position)]
+pub struct Predator;
+
+/// Something boids seek (steer toward, at any distance), weighted by
+/// [`FlockParams::seek_weight`](crate::FlockParams::seek_weight). Each boid seeks the nearest one.
+#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[reflect(Component, Default, Debug, Clone)]
+#[require(Position)]
+pub struct Attractor;
+
+/// A predator that moves on its own: it seeks the nearest boid through the spatial hash at its own
+/// [`MaxSpeed`], and boids flee it (it is a [`Predator`]). A hunter is not a [`Boid`]: the flock
+/// does not align or cohere with it.
+///
+/// Spawn one with `commands.spawn((Hunter::default(), Position(p)))`, and give it a
+/// `MaxSpeed` to change its top speed (default [`Hunter::DEFAULT_MAX_SPEED`]).
+#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[reflect(Component, Default, Debug, Clone)]
+#[require(
+    Position,
+    Velocity,
+    Acceleration,
+    Predator,
+    MaxSpeed(Hunter::DEFAULT_MAX_SPEED),
+    Transform
+)]
+pub struct Hunter {
+    /// The boid it chased this step (the nearest one), written by the hunt system.
+    pub prey: Option<Entity>,
+}
+
+impl Hunter {
+    /// The hunter's top speed when none is given: a little faster than the tutorial flock (120).
+    pub const DEFAULT_MAX_SPEED: f32 = 150.0;
+}
+
+/// Steer toward `target` and stop there, slowing down inside `slow_radius` (world units).
+///
+/// A boid with `Arrive` is a unit, as in a strategy game: it keeps separation and avoids
+/// obstacles, but does not align or cohere, and its minimum speed is zero so it can stand still.
+/// Keep the component after arrival: it is what holds the unit in place.
+#[derive(Component, Reflect, Debug, Clone, Copy, PartialEq)]
+#[reflect(Component, Debug, Clone)]
+pub struct Arrive {
+    /// The point to stop at, in world units.
+    pub target: Vec2,
+    /// Distance from the target, in world units, at which the unit starts to slow down; it
+    /// slows linearly to zero at the target. Tutorial default 80.
+    pub slow_radius: f32,
+}
+
+impl Arrive {
+    /// The tutorial's slow radius, in world units.
+    pub const DEFAULT_SLOW_RADIUS: f32 = 80.0;
+
+    /// Arrive at `target` with the default slow radius.
+    pub fn new(target: Vec2) -> Self {
+        Self {
+            target,
+            slow_radius: Self::DEFAULT_SLOW_RADIUS,
+        }
+    }
+}
+
+/// A round obstacle centred on the entity's [`Position`] that boids, units and hunters steer
+/// around.
+#[derive(Component, Reflect, Debug, Clone, Copy, PartialEq)]
+#[reflect(Component, Debug, Clone)]
+#[require(Position, Transform)]
+pub struct Obstacle {
+    /// Radius of the obstacle in world units.
+    pub radius: f32,
+}

@@ -1,0 +1,583 @@
+//! [`SpatialHash`]: a uniform grid rebuilt by counting sort once a step, and the frozen snapshot
+//! every steering system reads its neighbours from.
+//!
+//! The build is O(n) and allocates nothing once its arrays have grown to the flock's size:
+//! 1. pick the grid: cells at least the perception radius wide, so a boid's neighbours are always
+//!    in its own cell or the 8 around it;
+//! 2. count the boids per cell;
+//! 3. prefix-sum the counts into `cell_start`;
+//! 4. scatter entity, position, velocity and species into contiguous arrays in cell order
+//!    (struct of arrays). Cells are numbered row by row, so the three cells of one row of a 3x3
+//!    block are one contiguous slice.
+
+use core::ops::Range;
+
+use bevy::prelude::*;
+
+use crate::bounds::SimulationBounds;
+
+/// The grid never has more cells than this, whatever the bounds: larger cells are slower for a
+/// huge, sparse world, but memory and the prefix sum stay bounded.
+const MAX_CELLS: usize = 1 << 22;
+/// Nor more than this many cells per boid (with a floor of [`MIN_CELL_BUDGET`]).
+const CELLS_PER_BOID: usize = 4;
+/// The cell budget of a small flock.
+const MIN_CELL_BUDGET: usize = 4096;
+/// Smallest cell edge, in world units.
+const MIN_CELL_SIZE: f32 = 1e-2;
+
+/// One boid found by a [`SpatialHash`] query.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HashHit {
+    /// Its index into the hash arrays (see [`SpatialHash::entity`]).
+    pub slot: usize,
+    /// From the query point to the boid (to its nearest image when the edges wrap).
+    pub delta: Vec2,
+    /// `delta.length_squared()`.
+    pub distance_squared: f32,
+}
+
+/// The boids of one step, sorted by grid cell: the flock's frozen snapshot.
+///
+/// Rebuilt once a step by [`BoidsSystems::BuildHash`](crate::BoidsSystems::BuildHash). Steering
+/// systems read neighbours only from here, never from other entities' components, so no boid sees
+/// a neighbour that already moved this step. Under [`Edges::Wrap`](crate::Edges::Wrap) the grid
+/// covers the bounds and queries measure to the nearest image across the seam; otherwise it
+/// covers the box the flock occupies this step, so boids outside the bounds are found too.
+#[derive(Resource, Reflect, Debug, Clone, Default)]
+#[reflect(Resource, Default, Debug)]
+pub struct SpatialHash {
+    origin: Vec2,
+    cell: Vec2,
+    inv_cell: Vec2,
+    cols: u32,
+    rows: u32,
+    wrap: bool,
+    world: Vec2,
+    /// `cell_start[c]..cell_start[c + 1]` are the slots of cell `c`; one entry more than cells.
+    cell_start: Vec<u32>,
+    entities: Vec<Entity>,
+    positions: Vec<Vec2>,
+    velocities: Vec<Vec2>,
+    species: Vec<u16>,
+    /// Scratch: each boid's cell, in the order the boids were counted.
+    #[reflect(ignore)]
+    cell_of: Vec<u32>,
+    /// Scratch: the next free slot of each cell while scattering.
+    #[reflect(ignore)]
+    cursor: Vec<u32>,
+}
+
+impl SpatialHash {
+    /// Starts a rebuild for `count` boids with cells at least `cell_size` wide.
+    ///
+    /// `occupied` is a box holding every finite position of this step; it sizes the grid when the
+    /// edges do not wrap (pass the bounds' rectangle if unknown: boids outside it still work,
+    /// only slower). Call [`HashBuilder::count`] once per boid, then [`HashBuilder::place`] once
+    /// per boid in the same order.
+    pub fn begin(
+        &mut self,
+        bounds: &SimulationBounds,
+        cell_size: f32,
+        occupied: Rect,
+        count: usize,
+    ) -> HashBuilder<'_> {
+        self.layout(bounds, cell_size, occupied, count);
+        let cells = (self.cols * self.rows) as usize;
+        self.cell_start.clear();
+        self.cell_start.resize(cells + 1, 0);
+        self.cell_of.clear();
+        self.cell_of.reserve(count);
+        HashBuilder {
+            hash: self,
+            placed: 0,
+        }
+    }
+
+    /// Rebuilds the hash from `(entity, position, velocity, species)` tuples, for tests, tools
+    /// and benchmarks; the plugin's system builds straight from the ECS with [`Self::begin`].
+    pub fn rebuild(
+        &mut self,
+        bounds: &SimulationBounds,
+        cell_size: f32,
+        boids: &[(Entity, Vec2, Vec2, u16)],
+    ) {
+        let occupied = occupied_box(boids.iter().map(|b| b.1)).unwrap_or(bounds.rect);
+        let mut builder = self.begin(bounds, cell_size, occupied, boids.len());
+        for b in boids {
+            builder.count(b.1);
+        }
+        for &(entity, position, velocity, species) in boids {
+            builder.place(entity, position, velocity, species);
+        }
+    }
+
+    fn layout(&mut self, bounds: &SimulationBounds, cell_size: f32, occupied: Rect, n: usize) {
+        let budget = (n.saturating_mul(CELLS_PER_BOID)).clamp(MIN_CELL_BUDGET, MAX_CELLS) as f32;
+        let mut cell = if cell_size.is_finite() {
+            cell_size.max(MIN_CELL_SIZE)
+        } else {
+            MIN_CELL_SIZE
+        };
+        self.wrap = bounds.wraps();
+        self.world = bounds.rect.size();
+        let dims = |cell: f32, size: Vec2, wrap: bool| -> Vec2 {
+            if wrap {
+                (size / cell).floor().max(Vec2::ONE)
+            } else {
+                (size / cell).floor() + Vec2::ONE
+            }
+        };
+        let (origin, size) = if self.wrap {
+            (bounds.rect.min, bounds.rect.size())
+        } else if occupied.min.is_finite() && occupied.max.is_finite() && !occupied.is_empty() {
+            (occupied.min, occupied.size())
+        } else {
+            (bounds.rect.min, bounds.rect.size())
+        };
+        let mut d = dims(cell, size, self.wrap);
+        // Grow the cells until the grid fits the budget (a few rounds at most).
+        while d.x * d.y > budget {
+            cell *= ((d.x * d.y) / budget).sqrt().max(1.01);
+            d = dims(cell, size, self.wrap);
+        }
+        self.origin = origin;
+        self.cols = d.x as u32;
+        self.rows = d.y as u32;
+        self.cell = if self.wrap {
+            size / d
+        } else {
+            Vec2::splat(cell)
+        };
+        self.inv_cell = self.cell.recip();
+    }
+
+    /// `p` in the coordinates the hash stores: wrapped into the bounds when the edges wrap.
+    #[inline]
+    fn local(&self, p: Vec2) -> Vec2 {
+        if self.wrap {
+            let q = self.origin + (p - self.origin).rem_euclid(self.world);
+            q.min(self.origin + self.world - self.cell * 1e-6)
+        } else {
+            p
+        }
+    }
+
+    /// The (clamped) cell holding `p`, which must already be [`Self::local`].
+    #[inline]
+    fn cell_xy(&self, p: Vec2) -> IVec2 {
+        let c = ((p - self.origin) * self.inv_cell).floor();
+        // `as` saturates and maps NaN to 0, so any input lands in a real cell.
+        IVec2::new(
+            (c.x as i32).clamp(0, self.cols as i32 - 1),
+            (c.y as i32).clamp(0, self.rows as i32 - 1),
+        )
+    }
+
+    /// Calls `f(slots, offset, fold)` for every non-empty row run of cells within `span` cells of
+    /// `p`'s cell (`p` already [`Self::local`]).
+    ///
+    /// Add `offset` to a stored position to get its image nearest to `p`. Where the block would
+    /// wrap onto itself (a world fewer than `2 * span + 1` cells across), each cell is visited once
+    /// and `fold` says on which axis the caller must fold deltas to the nearest image.
+    ///
+    // NOTE: runs are visited row by row, left to right, in a fixed order that does not depend on
+    // threads; the order of the neighbour sums, and so the flock, is the same on any thread count.
+    #[inline]
+    pub(crate) fn visit_block(
+        &self,
+        p: Vec2,
+        span: u32,
+        mut f: impl FnMut(Range<usize>, Vec2, BVec2),
+    ) {
+        let c = self.cell_xy(p);
+        let s = span.min(i32::MAX as u32 / 4) as i32;
+        let (cols, rows) = (self.cols as i32, self.rows as i32);
+        let fold = BVec2::new(
+            self.wrap && 2 * s + 1 >= cols,
+            self.wrap && 2 * s + 1 >= rows,
+        );
+        // Column runs of the block: (first, last, x offset); two when it crosses the seam.
+        let mut runs = [(0i32, 0i32, 0.0f32); 2];
+        let nruns = if fold.x {
+            runs[0] = (0, cols - 1, 0.0);
+            1
+        } else if self.wrap {
+            let (lo, hi) = (c.x - s, c.x + s);
+            if lo < 0 {
+                runs[0] = (lo + cols, cols - 1, -self.world.x);
+                runs[1] = (0, hi, 0.0);
+                2
+            } else if hi >= cols {
+                runs[0] = (lo, cols - 1, 0.0);
+                runs[1] = (0, hi - cols, self.world.x);
+                2
+            } else {
+                runs[0] = (lo, hi, 0.0);
+                1
+            }
+        } else {
+            runs[0] = ((c.x - s).max(0), (c.x + s).min(cols - 1), 0.0);
+            1
+        };
+        let (row_lo, row_hi) = if fold.y {
+            (0, rows - 1)
+        } else if self.wrap {
+            (c.y - s, c.y + s)
+        } else {
+            ((c.y - s).max(0), (c.y + s).min(rows - 1))
+        };
+        for virtual_row in row_lo..=row_hi {
+            let (row, oy) = if virtual_row < 0 {
+                (virtual_row + rows, -self.world.y)
+            } else if virtual_row >= rows {
+                (virtual_row - rows, self.world.y)
+            } else {
+                (virtual_row, 0.0)
+            };
+            let base = (row * cols) as usize;
+            for &(a, b, ox) in &runs[..nruns] {
+                let start = self.cell_start[base + a as usize] as usize;
+                let end = self.cell_start[base + b as usize + 1] as usize;
+                if start < end {
+                    f(start..end, Vec2::new(ox, oy), fold);
+                }
+            }
+        }
+    }
+
+    /// The delta from `p` to the boid in `slot`, given a run's `offset` and `fold`.
+    #[inline]
+    pub(crate) fn delta(&self, p: Vec2, slot: usize, offset: Vec2, fold: BVec2) -> Vec2 {
+        let mut d = self.positions[slot] + offset - p;
+        if fold.x {
+            d.x -= self.world.x * (d.x / self.world.x).round();
+        }
+        if fold.y {
+            d.y -= self.world.y * (d.y / self.world.y).round();
+        }
+        d
+    }
+
+    /// How many cells out from its own a query must look to cover `radius`.
+    #[inline]
+    fn span_for(&self, radius: f32) -> u32 {
+        let s = (radius / self.cell.min_element()).ceil();
+        if s.is_finite() {
+            (s as u32).max(1)
+        } else {
+            u32::MAX / 8
+        }
+    }
+
+    /// Whether a block of `span` around `p`'s cell already holds every cell.
+    fn covers_all(&self, p: Vec2, span: u32) -> bool {
+        let c = self.cell_xy(p);
+        let s = span as i64;
+        let (cols, rows) = (self.cols as i64, self.rows as i64);
+        if self.wrap {
+            2 * s + 1 >= cols && 2 * s + 1 >= rows
+        } else {
+            let (x, y) = (c.x as i64, c.y as i64);
+            x - s <= 0 && x + s >= cols - 1 && y - s <= 0 && y + s >= rows - 1
+        }
+    }
+
+    /// Calls `f` for every boid strictly within `radius` of `p` (measured to the nearest image
+    /// when the edges wrap), in hash order.
+    pub fn for_each_within(&self, p: Vec2, radius: f32, mut f: impl FnMut(HashHit)) {
+        if self.entities.is_empty() {
+            return;
+        }
+        let p = self.local(p);
+        let r2 = radius * radius;
+        self.visit_block(p, self.span_for(radius), |run, offset, fold| {
+            for slot in run {
+                let delta = self.delta(p, slot, offset, fold);
+                let distance_squared = delta.length_squared();
+                if distance_squared < r2 {
+                    f(HashHit {
+                        slot,
+                        delta,
+                        distance_squared,
+                    });
+                }
+            }
+        });
+    }
+
+    /// The boid nearest to `p` within `max_radius` for which `accept(&hit)` holds, searching
+    /// outward ring by ring; ties go to the first in hash order.
+    pub fn nearest(
+        &self,
+        p: Vec2,
+        max_radius: f32,
+        mut accept: impl FnMut(&HashHit) -> bool,
+    ) -> Option<HashHit> {
+        let mut found = KNearest::new(1);
+        self.k_nearest_into(p, max_radius, &mut accept, &mut found);
+        found.as_slice().first().copied()
+    }
+
+    /// The `k` boids nearest to `p` within `max_radius` for which `accept(&hit)` holds, nearest
+    /// first, written into `out` (its `k` is at most [`KNearest::CAPACITY`]). `accept` may be
+    /// asked more than once about the same boid.
+    pub fn k_nearest_into(
+        &self,
+        p: Vec2,
+        max_radius: f32,
+        mut accept: impl FnMut(&HashHit) -> bool,
+        out: &mut KNearest,
+    ) {
+        out.clear();
+        if self.entities.is_empty() || out.k == 0 {
+            return;
+        }
+        let p = self.local(p);
+        let r2 = max_radius * max_radius;
+        let cell = self.cell.min_element();
+        let mut span = 1u32;
+        loop {
+            out.clear();
+            self.visit_block(p, span, |run, offset, fold| {
+                for slot in run {
+                    let delta = self.delta(p, slot, offset, fold);
+                    let distance_squared = delta.length_squared();
+                    let hit = HashHit {
+                        slot,
+                        delta,
+                        distance_squared,
+                    };
+                    if distance_squared < r2 && accept(&hit) {
+                        out.offer(hit);
+                    }
+                }
+            });
+            // Everything within `covered` of `p` has been seen.
+            let covered = span as f32 * cell;
+            let done = out.is_full() && out.worst() <= covered * covered;
+            if done || covered >= max_radius || self.covers_all(p, span) {
+                return;
+            }
+            span = span.saturating_mul(2);
+        }
+    }
+
+    /// How many boids the hash holds.
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether the hash holds no boids.
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// The entity in `slot`.
+    pub fn entity(&self, slot: usize) -> Entity {
+        self.entities[slot]
+    }
+
+    /// Positions in slot order (wrapped into the bounds when the edges wrap).
+    pub fn positions(&self) -> &[Vec2] {
+        &self.positions
+    }
+
+    /// Velocities in slot order.
+    pub fn velocities(&self) -> &[Vec2] {
+        &self.velocities
+    }
+
+    /// Species in slot order.
+    pub fn species(&self) -> &[u16] {
+        &self.species
+    }
+
+    /// Entities in slot order.
+    pub fn entities(&self) -> &[Entity] {
+        &self.entities
+    }
+
+    /// Width and height of one cell, world units.
+    pub fn cell_size(&self) -> Vec2 {
+        self.cell
+    }
+
+    /// Columns and rows of the grid.
+    pub fn dims(&self) -> UVec2 {
+        UVec2::new(self.cols, self.rows)
+    }
+
+    /// The world position of the grid's lower-left corner.
+    pub fn origin(&self) -> Vec2 {
+        self.origin
+    }
+
+    /// The slots of cell (`column`, `row`).
+    pub fn cell_slots(&self, column: u32, row: u32) -> Range<usize> {
+        let c = (row * self.cols + column) as usize;
+        self.cell_start[c] as usize..self.cell_start[c + 1] as usize
+    }
+}
+
+/// The smallest box holding every finite point of `points`, or `None` if there are none.
+pub fn occupied_box(points: impl IntoIterator<Item = Vec2>) -> Option<Rect> {
+    let (mut min, mut max) = (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY));
+    for p in points {
+        if p.is_finite() {
+            min = min.min(p);
+            max = max.max(p);
+        }
+    }
+    (min.x <= max.x).then(|| Rect::from_corners(min, max))
+}
+
+/// Fills a [`SpatialHash`]: first [`count`](Self::count) every boid, then
+/// [`place`](Self::place) every boid in the same order.
+pub struct HashBuilder<'a> {
+    hash: &'a mut SpatialHash,
+    placed: usize,
+}
+
+impl HashBuilder<'_> {
+    /// Counts one boid at `position` (first pass).
+    #[inline]
+    pub fn count(&mut self, position: Vec2) {
+        let h = &mut *self.hash;
+        let p = h.local(position);
+        let c = h.cell_xy(p);
+        let cell = c.y as u32 * h.cols + c.x as u32;
+        h.cell_of.push(cell);
+        h.cell_start[cell as usize + 1] += 1;
+    }
+
+    /// Stores one boid and returns its slot (second pass, same order as the counts).
+    ///
+    /// # Panics
+    /// If called more often than [`Self::count`].
+    #[inline]
+    pub fn place(&mut self, entity: Entity, position: Vec2, velocity: Vec2, species: u16) -> u32 {
+        if self.placed == 0 {
+            self.scan();
+        }
+        let h = &mut *self.hash;
+        let cell = h.cell_of[self.placed] as usize;
+        self.placed += 1;
+        let slot = h.cursor[cell];
+        h.cursor[cell] += 1;
+        let i = slot as usize;
+        h.entities[i] = entity;
+        h.positions[i] = h.local(position);
+        h.velocities[i] = velocity;
+        h.species[i] = species;
+        slot
+    }
+
+    /// Prefix-sums the counts and sizes the arrays, between the two passes.
+    fn scan(&mut self) {
+        let h = &mut *self.hash;
+        let mut sum = 0u32;
+        for start in h.cell_start.iter_mut() {
+            sum += *start;
+            *start = sum;
+        }
+        // cell_start[c + 1] now holds the end of cell c; shift to get the starts.
+        let cells = h.cell_start.len() - 1;
+        h.cursor.clear();
+        h.cursor.extend_from_slice(&h.cell_start[..cells]);
+        let n = h.cell_of.len();
+        h.entities.resize(n, Entity::PLACEHOLDER);
+        h.positions.resize(n, Vec2::ZERO);
+        h.velocities.resize(n, Vec2::ZERO);
+        h.species.resize(n, 0);
+    }
+}
+
+impl Drop for HashBuilder<'_> {
+    fn drop(&mut self) {
+        if self.placed == 0 {
+            // Counted but never placed (or nothing at all): keep the hash consistent and empty.
+            self.scan();
+        }
+        let h = &mut *self.hash;
+        h.entities.truncate(self.placed);
+        h.positions.truncate(self.placed);
+        h.velocities.truncate(self.placed);
+        h.species.truncate(self.placed);
+        if self.placed != h.cell_of.len() {
+            // An incomplete build: drop everything rather than leave slots pointing nowhere.
+            h.entities.clear();
+            h.positions.clear();
+            h.velocities.clear();
+            h.species.clear();
+            h.cell_start.iter_mut().for_each(|s| *s = 0);
+        }
+    }
+}
+
+/// A fixed-capacity list of the `k` nearest hits, nearest first, for
+/// [`SpatialHash::k_nearest_into`].
+#[derive(Debug, Clone)]
+pub struct KNearest {
+    k: usize,
+    len: usize,
+    hits: [HashHit; Self::CAPACITY],
+}
+
+impl KNearest {
+    /// The largest `k`.
+    pub const CAPACITY: usize = 32;
+
+    /// An empty list keeping the `k` nearest (clamped to [`Self::CAPACITY`]).
+    pub fn new(k: usize) -> Self {
+        Self {
+            k: k.min(Self::CAPACITY),
+            len: 0,
+            hits: [HashHit {
+                slot: 0,
+                delta: Vec2::ZERO,
+                distance_squared: 0.0,
+            }; Self::CAPACITY],
+        }
+    }
+
+    /// Changes `k` (clamped to [`Self::CAPACITY`]) and empties the list.
+    pub fn set_k(&mut self, k: usize) {
+        self.k = k.min(Self::CAPACITY);
+        self.len = 0;
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    fn is_full(&self) -> bool {
+        self.len == self.k
+    }
+
+    fn worst(&self) -> f32 {
+        self.hits[self.len - 1].distance_squared
+    }
+
+    /// Keeps `hit` if it is among the `k` nearest so far; on a tie the earlier one stays.
+    fn offer(&mut self, hit: HashHit) {
+        if self.is_full() {
+            if hit.distance_squared >= self.worst() {
+                return;
+            }
+            self.len -= 1;
+        }
+        let mut i = self.len;
+        while i > 0 && self.hits[i - 1].distance_squared > hit.distance_squared {
+            self.hits[i] = self.hits[i - 1];
+            i -= 1;
+        }
+        self.hits[i] = hit;
+        self.len += 1;
+    }
+
+    /// The hits, nearest first.
+    pub fn as_slice(&self) -> &[HashHit] {
+        &self.hits[..self.len]
+    }
+}

@@ -1,0 +1,265 @@
+//! [`FlockParams`]: every tunable of the flock, its presets, and the one place they are validated.
+
+use bevy::prelude::*;
+
+/// How a boid picks the neighbours it reacts to.
+#[derive(Reflect, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[reflect(Debug, Clone, Default)]
+pub enum NeighbourMode {
+    /// Every visible boid within [`FlockParams::perception_radius`] (metric neighbours, as in
+    /// Reynolds' boids).
+    #[default]
+    Radius,
+    /// The `k` nearest visible boids, however far, up to twice the perception radius
+    /// (topological neighbours, as starlings do: about 7). `k` is clamped to
+    /// `1..=`[`NeighbourMode::MAX_K`].
+    Topological {
+        /// How many neighbours each boid follows.
+        k: u16,
+    },
+}
+
+impl NeighbourMode {
+    /// The largest `k` of [`NeighbourMode::Topological`].
+    pub const MAX_K: u16 = 32;
+    /// The `k` that starlings keep track of (Ballerini et al. 2008).
+    pub const STARLING_K: u16 = 7;
+    /// How far a topological neighbour can be, as a multiple of the perception radius.
+    pub const TOPOLOGICAL_REACH: f32 = 2.0;
+}
+
+/// Every tunable of the flock, as a resource: change it at run time and every boid follows on
+/// the next step.
+///
+/// Distances are in world units, speeds in units per second, forces in units per second squared,
+/// angles in degrees. The defaults are the tutorial's; [`FlockParams::starlings`],
+/// [`FlockParams::fish`] and [`FlockParams::sheep`] are presets. Values are checked by
+/// [`FlockParams::validate`] before each step that follows a change.
+#[derive(Resource, Reflect, Debug, Clone, PartialEq)]
+#[reflect(Resource, Default, Debug, Clone)]
+pub struct FlockParams {
+    /// Top speed, units/s. Tutorial default 120.
+    pub max_speed: f32,
+    /// Lowest speed a flying boid may drop to, units/s, so nobody freezes. Units with
+    /// [`Arrive`](crate::Arrive) and hunters ignore it. Default 40.
+    pub min_speed: f32,
+    /// Largest steering force one rule may apply, units/s^2. Tutorial default 200.
+    pub max_force: f32,
+    /// How far a boid sees its neighbours, units. Tutorial default 50. Also the spatial hash's
+    /// cell size.
+    pub perception_radius: f32,
+    /// Neighbours closer than this push the boid away (all species), units. Tutorial default 25.
+    pub separation_distance: f32,
+    /// Weight of separation. Tutorial default 1.6.
+    pub separation_weight: f32,
+    /// Weight of alignment (same species). Tutorial default 1.0.
+    pub alignment_weight: f32,
+    /// Weight of cohesion (same species). Tutorial default 0.9.
+    pub cohesion_weight: f32,
+    /// The angle a boid sees, degrees, centred on its heading; 360 sees all around. Tutorial
+    /// default 270 (a 90 degree blind spot behind).
+    pub field_of_view: f32,
+    /// Metric or topological neighbours. Default [`NeighbourMode::Radius`].
+    pub neighbour_mode: NeighbourMode,
+    /// Boids start to steer away from an obstacle this far from its edge, units. Tutorial
+    /// default 30.
+    pub avoid_distance: f32,
+    /// Weight of obstacle avoidance; keep it above separation. Tutorial default 3.
+    pub obstacle_weight: f32,
+    /// Boids flee a [`Predator`](crate::Predator) within this distance, units. Tutorial default 100.
+    pub flee_radius: f32,
+    /// Weight of fleeing. Tutorial default 4.
+    pub flee_weight: f32,
+    /// Weight of seeking an [`Attractor`](crate::Attractor). Default 1.
+    pub seek_weight: f32,
+    /// Weight of [`Arrive`](crate::Arrive). Tutorial default 1.
+    pub arrive_weight: f32,
+    /// Weight of a [`Hunter`](crate::Hunter) seeking its prey. Default 1.
+    pub hunt_weight: f32,
+}
+
+impl Default for FlockParams {
+    fn default() -> Self {
+        Self {
+            max_speed: 120.0,
+            min_speed: 40.0,
+            max_force: 200.0,
+            perception_radius: 50.0,
+            separation_distance: 25.0,
+            separation_weight: 1.6,
+            alignment_weight: 1.0,
+            cohesion_weight: 0.9,
+            field_of_view: 270.0,
+            neighbour_mode: NeighbourMode::Radius,
+            avoid_distance: 30.0,
+            obstacle_weight: 3.0,
+            flee_radius: 100.0,
+            flee_weight: 4.0,
+            seek_weight: 1.0,
+            arrive_weight: 1.0,
+            hunt_weight: 1.0,
+        }
+    }
+}
+
+impl FlockParams {
+    /// A murmuration: fast, a small separation distance and strong cohesion, so the birds fly in
+    /// a dense, fast cloud that folds as one.
+    pub fn starlings() -> Self {
+        Self {
+            max_speed: 180.0,
+            min_speed: 90.0,
+            max_force: 320.0,
+            perception_radius: 40.0,
+            separation_distance: 12.0,
+            separation_weight: 1.8,
+            alignment_weight: 1.1,
+            cohesion_weight: 1.2,
+            field_of_view: 290.0,
+            ..Self::default()
+        }
+    }
+
+    /// A school of fish: strong alignment and a wide perception, so the school turns as one.
+    pub fn fish() -> Self {
+        Self {
+            max_speed: 110.0,
+            min_speed: 50.0,
+            max_force: 180.0,
+            perception_radius: 60.0,
+            separation_distance: 18.0,
+            separation_weight: 1.5,
+            alignment_weight: 2.2,
+            cohesion_weight: 0.8,
+            field_of_view: 300.0,
+            ..Self::default()
+        }
+    }
+
+    /// A flock of sheep: slow, hardly aligning, strongly cohesive, so they mill around in a herd.
+    pub fn sheep() -> Self {
+        Self {
+            max_speed: 40.0,
+            min_speed: 4.0,
+            max_force: 60.0,
+            perception_radius: 70.0,
+            separation_distance: 20.0,
+            separation_weight: 2.0,
+            alignment_weight: 0.15,
+            cohesion_weight: 1.2,
+            field_of_view: 340.0,
+            flee_radius: 140.0,
+            ..Self::default()
+        }
+    }
+
+    /// The preset called `name` (`"default"`, `"starlings"`, `"fish"` or `"sheep"`).
+    pub fn preset(name: &str) -> Option<Self> {
+        match name {
+            "default" => Some(Self::default()),
+            "starlings" => Some(Self::starlings()),
+            "fish" => Some(Self::fish()),
+            "sheep" => Some(Self::sheep()),
+            _ => None,
+        }
+    }
+
+    /// Clamps every value into its valid range and reports what it changed.
+    ///
+    /// The rules: a non-finite value becomes its default; `max_speed` and `perception_radius` are
+    /// at least [`FlockParams::MIN_DISTANCE`]; `avoid_distance` too, as it divides; `max_force`,
+    /// `min_speed`, `separation_distance` and `flee_radius` are not negative; `min_speed` is at
+    /// most `max_speed`; `separation_distance` at most `perception_radius` (a boid cannot keep
+    /// away from what it does not see); `field_of_view` is within `0..=360`; topological `k` within
+    /// `1..=`[`NeighbourMode::MAX_K`]. Weights may be any finite number (a negative weight
+    /// inverts a rule). An empty list means nothing changed.
+    pub fn validate(&mut self) -> Vec<ParamIssue> {
+        let defaults = Self::default();
+        let mut issues = Vec::new();
+        let mut check = |field: &'static str, value: &mut f32, default: f32, lo: f32, hi: f32| {
+            let fixed = if value.is_finite() {
+                value.clamp(lo, hi)
+            } else {
+                default.clamp(lo, hi)
+            };
+            if fixed != *value {
+                issues.push(ParamIssue {
+                    field,
+                    given: *value,
+                    used: fixed,
+                });
+                *value = fixed;
+            }
+        };
+        let inf = f32::INFINITY;
+        let min = Self::MIN_DISTANCE;
+        check("max_speed", &mut self.max_speed, defaults.max_speed, min, inf);
+        check("max_force", &mut self.max_force, defaults.max_force, 0.0, inf);
+        let max_speed = self.max_speed;
+        check("min_speed", &mut self.min_speed, defaults.min_speed, 0.0, max_speed);
+        check(
+            "perception_radius",
+            &mut self.perception_radius,
+            defaults.perception_radius,
+            min,
+            inf,
+        );
+        let perception = self.perception_radius;
+        check(
+            "separation_distance",
+            &mut self.separation_distance,
+            defaults.separation_distance,
+            0.0,
+            perception,
+        );
+        check("field_of_view", &mut self.field_of_view, defaults.field_of_view, 0.0, 360.0);
+        check("avoid_distance", &mut self.avoid_distance, defaults.avoid_distance, min, inf);
+        check("flee_radius", &mut self.flee_radius, defaults.flee_radius, 0.0, inf);
+        let weights = [
+            ("separation_weight", &mut self.separation_weight, defaults.separation_weight),
+            ("alignment_weight", &mut self.alignment_weight, defaults.alignment_weight),
+            ("cohesion_weight", &mut self.cohesion_weight, defaults.cohesion_weight),
+            ("obstacle_weight", &mut self.obstacle_weight, defaults.obstacle_weight),
+            ("flee_weight", &mut self.flee_weight, defaults.flee_weight),
+            ("seek_weight", &mut self.seek_weight, defaults.seek_weight),
+            ("arrive_weight", &mut self.arrive_weight, defaults.arrive_weight),
+            ("hunt_weight", &mut self.hunt_weight, defaults.hunt_weight),
+        ];
+        for (field, value, default) in weights {
+            check(field, value, default, -inf, inf);
+        }
+        if let NeighbourMode::Topological { k } = &mut self.neighbour_mode {
+            let fixed = (*k).clamp(1, NeighbourMode::MAX_K);
+            if fixed != *k {
+                issues.push(ParamIssue {
+                    field: "neighbour_mode.k",
+                    given: f32::from(*k),
+                    used: f32::from(fixed),
+                });
+                *k = fixed;
+            }
+        }
+        issues
+    }
+
+    /// The smallest positive distance or speed a parameter may have, in world units (per second).
+    pub const MIN_DISTANCE: f32 = 0.01;
+}
+
+/// One value that [`FlockParams::validate`] (or
+/// [`SimulationBounds::validate`](crate::SimulationBounds::validate)) had to change.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ParamIssue {
+    /// The field's name.
+    pub field: &'static str,
+    /// What it was set to.
+    pub given: f32,
+    /// What the simulation uses instead.
+    pub used: f32,
+}
+
+impl core::fmt::Display for ParamIssue {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{} = {} is out of range, using {}", self.field, self.given, self.used)
+    }
+}

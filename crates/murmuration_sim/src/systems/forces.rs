@@ -1,0 +1,161 @@
+//! The steering systems beyond the three rules, one behaviour each, all adding into
+//! [`Acceleration`] in parallel over the boids.
+
+use bevy::prelude::*;
+
+use crate::behaviours::{arrive, flee_direction, obstacle_push, steer, tie_break, turn_back_direction};
+use crate::bounds::Edges;
+use crate::components::{
+    Acceleration, Arrive, Attractor, Boid, Hunter, MaxSpeed, Obstacle, Position, Predator,
+    Velocity,
+};
+use crate::hash::SpatialHash;
+use crate::systems::prepare::StepConfig;
+
+/// Everything that flies: boids and hunters.
+pub(crate) type Agents = Or<(With<Boid>, With<Hunter>)>;
+
+/// The state a force needs of one boid or hunter.
+type Mover<'a> = (
+    &'a Position,
+    &'a Velocity,
+    &'a mut Acceleration,
+    Option<&'a MaxSpeed>,
+);
+
+/// Turn back inside the margin of [`Edges::TurnBack`]; nothing under [`Edges::Wrap`].
+pub(crate) fn avoid_edges(config: Res<StepConfig>, mut movers: Query<Mover, Agents>) {
+    let Edges::TurnBack { margin, weight } = config.bounds.edges else {
+        return;
+    };
+    let (rect, params) = (config.bounds.rect, &config.params);
+    movers.par_iter_mut().for_each(|(p, v, mut a, max_speed)| {
+        let dir = turn_back_direction(p.0, rect, margin);
+        if dir != Vec2::ZERO {
+            let speed = max_speed.map_or(params.max_speed, |m| m.0);
+            a.0 += steer(dir, v.0, speed, params.max_force) * weight;
+        }
+    });
+}
+
+/// Steer around every round [`Obstacle`] within its radius plus the avoid distance.
+pub(crate) fn avoid_obstacles(
+    config: Res<StepConfig>,
+    obstacles: Query<(&Position, &Obstacle)>,
+    mut movers: Query<Mover, Agents>,
+    mut list: Local<Vec<(Vec2, f32)>>,
+) {
+    list.clear();
+    list.extend(obstacles.iter().filter_map(|(p, o)| {
+        (p.is_finite() && o.radius.is_finite()).then_some((p.0, o.radius.max(0.0)))
+    }));
+    if list.is_empty() {
+        return;
+    }
+    let (bounds, params) = (&config.bounds, &config.params);
+    movers.par_iter_mut().for_each(|(p, v, mut a, max_speed)| {
+        let mut dir = Vec2::ZERO;
+        for (i, &(centre, radius)) in list.iter().enumerate() {
+            let d = bounds.delta(p.0, centre);
+            dir += obstacle_push(d, radius, params.avoid_distance, tie_break(i, usize::MAX));
+        }
+        if dir != Vec2::ZERO {
+            let speed = max_speed.map_or(params.max_speed, |m| m.0);
+            a.0 += steer(dir, v.0, speed, params.max_force) * params.obstacle_weight;
+        }
+    });
+}
+
+/// Boids flee every [`Predator`] (the mouse, a hunter) within the flee radius.
+pub(crate) fn flee_predators(
+    config: Res<StepConfig>,
+    predators: Query<(Entity, &Position), With<Predator>>,
+    mut boids: Query<(Entity, &Position, &Velocity, &mut Acceleration, Option<&MaxSpeed>), With<Boid>>,
+    mut list: Local<Vec<(Entity, Vec2)>>,
+) {
+    list.clear();
+    list.extend(
+        predators
+            .iter()
+            .filter(|(_, p)| p.is_finite())
+            .map(|(e, p)| (e, p.0)),
+    );
+    if list.is_empty() {
+        return;
+    }
+    let (bounds, params) = (&config.bounds, &config.params);
+    boids.par_iter_mut().for_each(|(me, p, v, mut a, max_speed)| {
+        let mut dir = Vec2::ZERO;
+        for (i, &(predator, q)) in list.iter().enumerate() {
+            if predator != me {
+                dir += flee_direction(bounds.delta(p.0, q), params.flee_radius, tie_break(i, usize::MAX));
+            }
+        }
+        if dir != Vec2::ZERO {
+            let speed = max_speed.map_or(params.max_speed, |m| m.0);
+            a.0 += steer(dir, v.0, speed, params.max_force) * params.flee_weight;
+        }
+    });
+}
+
+/// Boids seek the nearest [`Attractor`], at any distance.
+pub(crate) fn seek_attractors(
+    config: Res<StepConfig>,
+    attractors: Query<&Position, With<Attractor>>,
+    mut boids: Query<Mover, (With<Boid>, Without<Arrive>)>,
+    mut list: Local<Vec<Vec2>>,
+) {
+    list.clear();
+    list.extend(attractors.iter().filter(|p| p.is_finite()).map(|p| p.0));
+    if list.is_empty() {
+        return;
+    }
+    let (bounds, params) = (&config.bounds, &config.params);
+    boids.par_iter_mut().for_each(|(p, v, mut a, max_speed)| {
+        let nearest = list
+            .iter()
+            .map(|&q| bounds.delta(p.0, q))
+            .min_by(|x, y| x.length_squared().total_cmp(&y.length_squared()));
+        if let Some(d) = nearest {
+            let speed = max_speed.map_or(params.max_speed, |m| m.0);
+            a.0 += steer(d, v.0, speed, params.max_force) * params.seek_weight;
+        }
+    });
+}
+
+/// Units with [`Arrive`] steer to their target, slowing inside the slow radius.
+pub(crate) fn arrive_at_targets(
+    config: Res<StepConfig>,
+    mut units: Query<(&Position, &Velocity, &mut Acceleration, Option<&MaxSpeed>, &Arrive)>,
+) {
+    let (bounds, params) = (&config.bounds, &config.params);
+    units.par_iter_mut().for_each(|(p, v, mut a, max_speed, order)| {
+        if !order.target.is_finite() {
+            return;
+        }
+        let d = bounds.delta(p.0, order.target);
+        let speed = max_speed.map_or(params.max_speed, |m| m.0);
+        let slow = order.slow_radius.max(0.0);
+        a.0 += arrive(d, v.0, slow, speed, params.max_force) * params.arrive_weight;
+    });
+}
+
+/// Every [`Hunter`] seeks the nearest boid, found through the hash, at its own top speed, and
+/// remembers it in [`Hunter::prey`].
+pub(crate) fn hunt(
+    config: Res<StepConfig>,
+    hash: Res<SpatialHash>,
+    mut hunters: Query<(&Position, &Velocity, &mut Acceleration, &MaxSpeed, &mut Hunter)>,
+) {
+    let params = &config.params;
+    for (p, v, mut a, max_speed, mut hunter) in &mut hunters {
+        let prey = hash.nearest(p.0, f32::INFINITY, |_| true);
+        let entity = prey.map(|hit| hash.entity(hit.slot));
+        if hunter.prey != entity {
+            hunter.prey = entity;
+        }
+        if let Some(hit) = prey {
+            a.0 += steer(hit.delta, v.0, max_speed.0, params.max_force) * params.hunt_weight;
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! The one system that moves everything: apply the acceleration, clamp the speed, move, handle
+//! the edges.
+
+use bevy::platform::time::Instant;
+use bevy::prelude::*;
+
+use crate::bounds::{Edges, SimulationBounds};
+use crate::components::{Acceleration, Arrive, Hunter, MaxSpeed, Position, Velocity};
+use crate::stats::FlockStats;
+use crate::systems::forces::Agents;
+use crate::systems::prepare::StepConfig;
+
+/// The longest step the simulation takes at once, seconds: a longer frame (a hitch, a hidden
+/// window) is simulated as this much, so nothing jumps through a neighbour or an obstacle.
+pub const MAX_DT: f32 = 0.1;
+
+/// One Euler step for one entity: `v += a dt`, `|v|` clamped to `[min_speed, max_speed]`,
+/// `p += v dt`, then wrapped or kept inside `bounds`. A non-finite acceleration counts as zero.
+/// A stopped boid with a minimum speed sets off along +x.
+#[inline]
+pub fn integrate_one(
+    p: Vec2,
+    v: Vec2,
+    a: Vec2,
+    dt: f32,
+    min_speed: f32,
+    max_speed: f32,
+    bounds: &SimulationBounds,
+) -> (Vec2, Vec2) {
+    let a = if a.is_finite() { a } else { Vec2::ZERO };
+    let mut v = v + a * dt;
+    let speed2 = v.length_squared();
+    if speed2 > max_speed * max_speed {
+        v *= max_speed / speed2.sqrt();
+    } else if speed2 < min_speed * min_speed {
+        v = if speed2 > 0.0 {
+            v * (min_speed / speed2.sqrt())
+        } else {
+            Vec2::new(min_speed, 0.0)
+        };
+    }
+    if !v.is_finite() {
+        v = Vec2::ZERO;
+    }
+    let mut p = p + v * dt;
+    match bounds.edges {
+        Edges::Wrap => p = bounds.wrap_point(p),
+        Edges::TurnBack { .. } => {
+            let r = bounds.rect;
+            if p.x < r.min.x || p.x > r.max.x {
+                p.x = p.x.clamp(r.min.x, r.max.x);
+                v.x = if p.x <= r.min.x { v.x.abs() } else { -v.x.abs() };
+            }
+            if p.y < r.min.y || p.y > r.max.y {
+                p.y = p.y.clamp(r.min.y, r.max.y);
+                v.y = if p.y <= r.min.y { v.y.abs() } else { -v.y.abs() };
+            }
+        }
+    }
+    (p, v)
+}
+
+/// Integrates every boid and hunter in parallel and resets its acceleration. Units
+/// ([`Arrive`]) and hunters have no minimum speed; `dt` is capped at [`MAX_DT`].
+pub(crate) fn integrate(
+    time: Res<Time>,
+    config: Res<StepConfig>,
+    mut movers: Query<
+        (
+            &mut Position,
+            &mut Velocity,
+            &mut Acceleration,
+            Option<&MaxSpeed>,
+            Has<Arrive>,
+            Has<Hunter>,
+        ),
+        Agents,
+    >,
+    mut stats: ResMut<FlockStats>,
+) {
+    let start = Instant::now();
+    if let Some(steer_started) = stats.steer_started.take() {
+        stats.steering = start.duration_since(steer_started);
+    }
+    let dt = time.delta_secs().clamp(0.0, MAX_DT);
+    let (bounds, params) = (&config.bounds, &config.params);
+    movers
+        .par_iter_mut()
+        .for_each(|(mut p, mut v, mut a, max_speed, unit, hunter)| {
+            let max = max_speed.map_or(params.max_speed, |m| m.0).max(0.0);
+            let min = if unit || hunter {
+                0.0
+            } else {
+                params.min_speed.min(max)
+            };
+            let (np, nv) = integrate_one(p.0, v.0, a.0, dt, min, max, bounds);
+            p.0 = np;
+            v.0 = nv;
+            a.0 = Vec2::ZERO;
+        });
+    stats.integrate = start.elapsed();
+}

@@ -1,0 +1,134 @@
+//! Before the hash: validate parameters once per change, repair non-finite boids.
+
+use bevy::prelude::*;
+
+use crate::behaviours::view_cos;
+use crate::bounds::SimulationBounds;
+use crate::components::{Acceleration, Boid, Hunter, Position, Velocity};
+use crate::params::{FlockParams, ParamIssue};
+use crate::stats::FlockStats;
+
+/// The validated parameters and bounds of this step, with the constants derived from them.
+/// Rebuilt only when [`FlockParams`] or [`SimulationBounds`] change.
+#[derive(Resource, Debug, Clone)]
+pub(crate) struct StepConfig {
+    pub params: FlockParams,
+    pub bounds: SimulationBounds,
+    pub view_cos: f32,
+    pub perception2: f32,
+    pub separation2: f32,
+}
+
+impl StepConfig {
+    pub fn new(params: FlockParams, bounds: SimulationBounds) -> Self {
+        Self {
+            view_cos: view_cos(params.field_of_view),
+            perception2: params.perception_radius * params.perception_radius,
+            separation2: params.separation_distance * params.separation_distance,
+            params,
+            bounds,
+        }
+    }
+}
+
+impl Default for StepConfig {
+    fn default() -> Self {
+        Self::new(FlockParams::default(), SimulationBounds::default())
+    }
+}
+
+/// Validates [`FlockParams`] and [`SimulationBounds`] when they change, writes the clamped
+/// values back (without triggering change detection) and warns once per change.
+pub(crate) fn validate_params(
+    mut params: ResMut<FlockParams>,
+    mut bounds: ResMut<SimulationBounds>,
+    mut config: ResMut<StepConfig>,
+) {
+    if !(params.is_changed() || bounds.is_changed()) {
+        return;
+    }
+    let mut p = params.clone();
+    let mut b = *bounds;
+    let issues: Vec<ParamIssue> = p.validate().into_iter().chain(b.validate()).collect();
+    if !issues.is_empty() {
+        let list: Vec<String> = issues.iter().map(ToString::to_string).collect();
+        warn!("bevy_murmuration: {}", list.join("; "));
+        *params.bypass_change_detection() = p.clone();
+        *bounds.bypass_change_detection() = b;
+    }
+    *config = StepConfig::new(p, b);
+}
+
+/// Repairs boids and hunters whose state is not finite, so a NaN fed in by user code never
+/// reaches a neighbour: a non-finite position moves the entity to the centre of the bounds and
+/// stops it; a non-finite velocity or acceleration alone is zeroed. Warns the first time only;
+/// [`FlockStats::repaired`] counts them all.
+pub(crate) fn repair_non_finite(
+    config: Res<StepConfig>,
+    mut agents: Query<
+        (&mut Position, &mut Velocity, &mut Acceleration),
+        Or<(With<Boid>, With<Hunter>)>,
+    >,
+    mut stats: ResMut<FlockStats>,
+    mut warned: Local<bool>,
+) {
+    let centre = config.bounds.rect.center();
+    let mut repaired = 0u64;
+    for (mut p, mut v, mut a) in &mut agents {
+        let (pf, vf, af) = (p.is_finite(), v.is_finite(), a.is_finite());
+        if pf && vf && af {
+            continue;
+        }
+        repaired += 1;
+        if !pf {
+            p.0 = centre;
+            v.0 = Vec2::ZERO;
+        }
+        if !v.is_finite() {
+            v.0 = Vec2::ZERO;
+        }
+        if !af {
+            a.0 = Vec2::ZERO;
+        }
+    }
+    if repaired > 0 {
+        stats.repaired += repaired;
+        if !*warned {
+            *warned = true;
+            warn!(
+                "bevy_murmuration: repaired {repaired} boid(s) with a non-finite position, velocity \
+                 or acceleration (a bad position moves to the centre of the bounds and stops); \
+                 further repairs are counted in FlockStats::repaired without a warning"
+            );
+        }
+    }
+}
+
+/// Warns once if the simulation cannot run because a resource it needs was removed.
+pub(crate) fn warn_missing_resources(
+    params: Option<Res<FlockParams>>,
+    bounds: Option<Res<SimulationBounds>>,
+    mut warned: Local<bool>,
+) {
+    let missing = match (params.is_some(), bounds.is_some()) {
+        (true, true) => {
+            *warned = false;
+            return;
+        }
+        (false, true) => "FlockParams",
+        (true, false) => "SimulationBounds",
+        (false, false) => "FlockParams and SimulationBounds",
+    };
+    if !*warned {
+        *warned = true;
+        warn!(
+            "bevy_murmuration: the {missing} resource is missing, so the flock is paused; insert \
+             it (or let BoidsPlugin insert the defaults) to resume"
+        );
+    }
+}
+
+/// Run condition: the resources a step needs are present.
+pub(crate) fn can_step(params: Option<Res<FlockParams>>, bounds: Option<Res<SimulationBounds>>) -> bool {
+    params.is_some() && bounds.is_some()
+}
