@@ -30,6 +30,8 @@ pub mod behaviours;
 pub mod bounds;
 pub mod components;
 pub mod hash;
+pub mod metrics;
+pub mod neighbours;
 pub mod params;
 pub mod plugin;
 pub mod spawn;
@@ -42,6 +44,7 @@ pub use components::{
     Predator, Species, Velocity,
 };
 pub use hash::{HashHit, KNearest, SpatialHash};
+pub use neighbours::{Perception, for_each_neighbour, neighbours_of};
 pub use params::{FlockParams, NeighbourMode, ParamIssue};
 pub use plugin::{BoidsPlugin, BoidsSystems};
 pub use spawn::{FlockSpawn, spawn_flock};

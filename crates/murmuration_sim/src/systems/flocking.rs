@@ -3,73 +3,36 @@
 use bevy::prelude::*;
 use bevy::utils::Parallel;
 
-use crate::behaviours::{FlockSums, RuleWeights, flocking_force, in_view, tie_break};
+use crate::behaviours::{FlockSums, RuleWeights, flocking_force, tie_break};
 use crate::components::{Acceleration, Arrive, Boid, HashSlot, MaxSpeed};
 use crate::hash::{KNearest, SpatialHash};
-use crate::params::NeighbourMode;
+use crate::neighbours::for_each_neighbour;
 use crate::stats::{FlockStats, PassCounts};
 use crate::systems::prepare::StepConfig;
 
 /// The neighbour sums of the boid in `slot`, read from the frozen hash, and how many candidates
 /// were checked.
-///
-/// Radius mode walks the 3x3 block of cells around the boid (each row one or two contiguous
-/// slices); topological mode keeps the `k` nearest visible boids.
 #[inline]
-pub(crate) fn neighbour_sums(
+fn neighbour_sums(
     hash: &SpatialHash,
     config: &StepConfig,
     slot: usize,
     nearest: &mut KNearest,
 ) -> (FlockSums, u64) {
-    let p = hash.positions()[slot];
-    let v = hash.velocities()[slot];
     let own_species = hash.species()[slot];
-    let velocities = hash.velocities();
-    let species = hash.species();
-    let (r2, sep2, view) = (config.perception2, config.separation2, config.view_cos);
+    let (velocities, species) = (hash.velocities(), hash.species());
     let mut sums = FlockSums::default();
-    let mut candidates = 0u64;
-    match config.params.neighbour_mode {
-        NeighbourMode::Radius => {
-            hash.visit_block(p, 1, |run, offset, fold| {
-                candidates += run.len() as u64;
-                for j in run {
-                    let d = hash.delta(p, j, offset, fold);
-                    let d2 = d.length_squared();
-                    if d2 < r2 && j != slot && in_view(d, v, view) {
-                        let same = species[j] == own_species;
-                        sums.add(d, d2, velocities[j], same, sep2, || tie_break(slot, j));
-                    }
-                }
-            });
-        }
-        NeighbourMode::Topological { k } => {
-            nearest.set_k(usize::from(k));
-            let reach = config.params.perception_radius * NeighbourMode::TOPOLOGICAL_REACH;
-            hash.k_nearest_into(
-                p,
-                reach,
-                |hit| {
-                    candidates += 1;
-                    hit.slot != slot && in_view(hit.delta, v, view)
-                },
-                nearest,
-            );
-            for hit in nearest.as_slice() {
-                let same = species[hit.slot] == own_species;
-                let j = hit.slot;
-                sums.add(
-                    hit.delta,
-                    hit.distance_squared,
-                    velocities[j],
-                    same,
-                    sep2,
-                    || tie_break(slot, j),
-                );
-            }
-        }
-    }
+    let candidates = for_each_neighbour(hash, &config.perception, slot, nearest, |hit| {
+        let j = hit.slot;
+        sums.add(
+            hit.delta,
+            hit.distance_squared,
+            velocities[j],
+            species[j] == own_species,
+            config.separation2,
+            || tie_break(slot, j),
+        );
+    });
     (sums, candidates)
 }
 

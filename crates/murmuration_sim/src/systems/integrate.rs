@@ -16,7 +16,12 @@ pub const MAX_DT: f32 = 0.1;
 
 /// One Euler step for one entity: `v += a dt`, `|v|` clamped to `[min_speed, max_speed]`,
 /// `p += v dt`, then wrapped or kept inside `bounds`. A non-finite acceleration counts as zero.
-/// A stopped boid with a minimum speed sets off along +x.
+///
+/// A boid already at its minimum speed cannot brake any further, so the part of the force that
+/// would slow it below `min_speed` turns it instead: its heading rotates toward the force (to
+/// the left when the force is dead against it) by `|a| dt / min_speed` radians, at most a
+/// quarter turn a step. That is how a bird flying straight at a wall banks around instead of
+/// pressing on at its slowest. A stopped boid with a minimum speed sets off along +x.
 #[inline]
 pub fn integrate_one(
     p: Vec2,
@@ -28,16 +33,18 @@ pub fn integrate_one(
     bounds: &SimulationBounds,
 ) -> (Vec2, Vec2) {
     let a = if a.is_finite() { a } else { Vec2::ZERO };
+    let old = v;
     let mut v = v + a * dt;
     let speed2 = v.length_squared();
     if speed2 > max_speed * max_speed {
         v *= max_speed / speed2.sqrt();
     } else if speed2 < min_speed * min_speed {
-        v = if speed2 > 0.0 {
-            v * (min_speed / speed2.sqrt())
-        } else {
-            Vec2::new(min_speed, 0.0)
-        };
+        let heading = old.try_normalize().unwrap_or(Vec2::X);
+        let sideways = a - heading * a.dot(heading);
+        let side = sideways.try_normalize().unwrap_or(heading.perp());
+        let turn = (a.length() * dt / min_speed).min(core::f32::consts::FRAC_PI_2);
+        let (sin, cos) = turn.sin_cos();
+        v = (heading * cos + side * sin) * min_speed;
     }
     if !v.is_finite() {
         v = Vec2::ZERO;

@@ -2,9 +2,9 @@
 
 use bevy::prelude::*;
 
-use crate::behaviours::view_cos;
 use crate::bounds::SimulationBounds;
 use crate::components::{Acceleration, Boid, Hunter, Position, Velocity};
+use crate::neighbours::Perception;
 use crate::params::{FlockParams, ParamIssue};
 use crate::stats::FlockStats;
 
@@ -14,16 +14,14 @@ use crate::stats::FlockStats;
 pub(crate) struct StepConfig {
     pub params: FlockParams,
     pub bounds: SimulationBounds,
-    pub view_cos: f32,
-    pub perception2: f32,
+    pub perception: Perception,
     pub separation2: f32,
 }
 
 impl StepConfig {
     pub fn new(params: FlockParams, bounds: SimulationBounds) -> Self {
         Self {
-            view_cos: view_cos(params.field_of_view),
-            perception2: params.perception_radius * params.perception_radius,
+            perception: Perception::new(&params),
             separation2: params.separation_distance * params.separation_distance,
             params,
             bounds,

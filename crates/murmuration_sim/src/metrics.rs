@@ -1,0 +1,45 @@
+//! Numbers that describe a flock's shape, computed from the [`SpatialHash`] snapshot.
+
+use bevy::prelude::*;
+
+use crate::hash::SpatialHash;
+
+/// Polarization, the Vicsek order parameter `|sum(v / |v|)| / n`: 1 when every boid flies the
+/// same way, near 0 when headings are random. Boids that do not move are left out; `None` if
+/// none moves.
+pub fn polarization(velocities: impl IntoIterator<Item = Vec2>) -> Option<f32> {
+    let (mut sum, mut n) = (Vec2::ZERO, 0u32);
+    for v in velocities {
+        if let Some(u) = v.try_normalize() {
+            sum += u;
+            n += 1;
+        }
+    }
+    (n > 0).then(|| sum.length() / n as f32)
+}
+
+/// Mean distance from each boid to its nearest other boid (nearest image when the edges wrap),
+/// world units; `None` with fewer than two boids.
+pub fn mean_nearest_neighbour_distance(hash: &SpatialHash) -> Option<f32> {
+    if hash.len() < 2 {
+        return None;
+    }
+    let positions = hash.positions();
+    let total: f64 = (0..hash.len())
+        .filter_map(|i| hash.nearest(positions[i], f32::INFINITY, |hit| hit.slot != i))
+        .map(|hit| f64::from(hit.distance_squared.sqrt()))
+        .sum();
+    Some((total / hash.len() as f64) as f32)
+}
+
+/// Share of boids with another boid closer than `distance` (a separation violation), 0 to 1.
+pub fn share_closer_than(hash: &SpatialHash, distance: f32) -> f32 {
+    if hash.is_empty() {
+        return 0.0;
+    }
+    let positions = hash.positions();
+    let crowded = (0..hash.len())
+        .filter(|&i| hash.nearest(positions[i], distance, |hit| hit.slot != i).is_some())
+        .count();
+    crowded as f32 / hash.len() as f32
+}

@@ -1,0 +1,87 @@
+//! Helpers shared by the integration tests: a headless app stepped by hand.
+#![allow(dead_code)]
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use murmuration_sim::prelude::*;
+
+/// A headless app with the plugin in `FixedUpdate`; every `update()` runs exactly one step of
+/// 1/64 s (after the first, which only starts the clock).
+pub fn app(params: FlockParams, bounds: SimulationBounds) -> App {
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(BoidsPlugin::new(FixedUpdate).with_params(params).with_bounds(bounds))
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    app
+}
+
+/// The app with a seeded flock of `count` boids over the whole bounds.
+pub fn flock_app(params: FlockParams, bounds: SimulationBounds, count: usize, seed: u64) -> App {
+    let rect = bounds.rect;
+    let mut app = app(params, bounds);
+    app.world_mut()
+        .commands()
+        .queue(FlockSpawn::new(count, seed).with_region(rect));
+    app.world_mut().flush();
+    app
+}
+
+/// Runs the app until `n` more simulation steps have happened.
+pub fn step(app: &mut App, n: u64) {
+    let target = app.world().resource::<FlockStats>().steps + n;
+    let mut guard = 0;
+    while app.world().resource::<FlockStats>().steps < target {
+        app.update();
+        guard += 1;
+        assert!(guard < n + 10, "the simulation does not step");
+    }
+}
+
+/// Spawns one boid.
+pub fn spawn_boid(app: &mut App, position: Vec2, velocity: Vec2, species: u16) -> Entity {
+    app.world_mut()
+        .spawn((Boid, Position(position), Velocity(velocity), Species(species)))
+        .id()
+}
+
+/// Every boid's (entity, position, velocity), in entity order.
+pub fn boids(app: &mut App) -> Vec<(Entity, Vec2, Vec2)> {
+    let mut q = app
+        .world_mut()
+        .query_filtered::<(Entity, &Position, &Velocity), With<Boid>>();
+    let mut out: Vec<_> = q.iter(app.world()).map(|(e, p, v)| (e, p.0, v.0)).collect();
+    out.sort_by_key(|b| b.0);
+    out
+}
+
+/// A world rectangle from (0, 0) to (`w`, `h`).
+pub fn rect(w: f32, h: f32) -> Rect {
+    Rect::new(0.0, 0.0, w, h)
+}
+
+/// Parameters with only the given rule weights, and the flee/seek/obstacle weights kept.
+pub fn only_rules(separation: f32, alignment: f32, cohesion: f32) -> FlockParams {
+    FlockParams {
+        separation_weight: separation,
+        alignment_weight: alignment,
+        cohesion_weight: cohesion,
+        ..FlockParams::default()
+    }
+}
+
+/// The hash rebuilt from the app's current state, for measuring (the plugin's own copy is
+/// from the start of the last step).
+pub fn fresh_hash(app: &mut App) -> SpatialHash {
+    let bounds = *app.world().resource::<SimulationBounds>();
+    let radius = app.world().resource::<FlockParams>().perception_radius;
+    let mut q = app
+        .world_mut()
+        .query_filtered::<(Entity, &Position, &Velocity, &Species), With<Boid>>();
+    let boids: Vec<_> = q
+        .iter(app.world())
+        .map(|(e, p, v, s)| (e, p.0, v.0, s.0))
+        .collect();
+    let mut hash = SpatialHash::default();
+    hash.rebuild(&bounds, radius, &boids);
+    hash
+}
