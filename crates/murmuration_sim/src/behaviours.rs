@@ -191,18 +191,25 @@ pub fn flee_direction(d: Vec2, flee_radius: f32, tie_break: Vec2) -> Vec2 {
 }
 
 /// Arrive: steer toward a target at delta `d` with desired speed
-/// `max_speed * min(|d| / slow_radius, 1)`, so the speed falls linearly to zero at the target;
-/// there the desired velocity is zero and the force brakes the boid (`-v`, capped).
+/// `max_speed * min(|d| / slow_radius, 1)`, so the desired speed falls linearly to zero at the
+/// target, where the force brakes the boid.
+///
+/// The force is `4 k (desired - v)` with `k = max_speed / slow_radius`, capped at `max_force`.
+/// Plain `desired - v` (a gain of 1/s, as in the tutorial's `steer`) would make the approach an
+/// underdamped spring (`d'' + d' + k d = 0`): a unit overshoots its target by a quarter of the slow
+/// radius and rocks around it for many seconds. The gain `4k` makes the approach critically
+/// damped, so a unit stops on its target without overshooting.
 #[inline]
 pub fn arrive(d: Vec2, v: Vec2, slow_radius: f32, max_speed: f32, max_force: f32) -> Vec2 {
     let distance = d.length();
-    let speed = if slow_radius > 0.0 {
-        max_speed * (distance / slow_radius).min(1.0)
+    let (speed, gain) = if slow_radius > 0.0 {
+        let k = max_speed / slow_radius;
+        (max_speed * (distance / slow_radius).min(1.0), 4.0 * k)
     } else {
-        max_speed
+        (max_speed, 1.0)
     };
     let desired = d.try_normalize().map_or(Vec2::ZERO, |u| u * speed);
-    steer_to_velocity(desired, v, max_force)
+    ((desired - v) * gain).clamp_length_max(max_force.max(0.0))
 }
 
 /// A unit vector that differs between slots, for pushing apart boids that sit on the same spot
