@@ -175,7 +175,11 @@ pub fn obstacle_push(d: Vec2, radius: f32, avoid_distance: f32, tie_break: Vec2)
         return Vec2::ZERO;
     }
     let distance = d2.sqrt();
-    let away = if distance > 0.0 { -d / distance } else { tie_break };
+    let away = if distance > 0.0 {
+        -d / distance
+    } else {
+        tie_break
+    };
     away * ((safe - distance) / avoid_distance)
 }
 

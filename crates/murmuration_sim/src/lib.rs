@@ -56,6 +56,6 @@ pub mod prelude {
     pub use crate::{
         Acceleration, Arrive, Attractor, Boid, BoidsPlugin, BoidsSystems, Edges, FlockParams,
         FlockSpawn, FlockStats, HashSlot, Hunter, MaxSpeed, NeighbourMode, Obstacle, Position,
-        Predator, SimulationBounds, Species, SpatialHash, Velocity,
+        Predator, SimulationBounds, SpatialHash, Species, Velocity,
     };
 }

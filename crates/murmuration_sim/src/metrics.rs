@@ -39,7 +39,10 @@ pub fn share_closer_than(hash: &SpatialHash, distance: f32) -> f32 {
     }
     let positions = hash.positions();
     let crowded = (0..hash.len())
-        .filter(|&i| hash.nearest(positions[i], distance, |hit| hit.slot != i).is_some())
+        .filter(|&i| {
+            hash.nearest(positions[i], distance, |hit| hit.slot != i)
+                .is_some()
+        })
         .count();
     crowded as f32 / hash.len() as f32
 }

@@ -97,5 +97,6 @@ pub fn neighbours_of(hash: &SpatialHash, perception: &Perception, slot: usize) -
 
 /// The slot of the boid nearest to `point` (for picking one with the mouse), if any.
 pub fn slot_nearest(hash: &SpatialHash, point: Vec2) -> Option<usize> {
-    hash.nearest(point, f32::INFINITY, |_| true).map(|hit| hit.slot)
+    hash.nearest(point, f32::INFINITY, |_| true)
+        .map(|hit| hit.slot)
 }

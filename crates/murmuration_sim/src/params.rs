@@ -193,10 +193,28 @@ impl FlockParams {
         };
         let inf = f32::INFINITY;
         let min = Self::MIN_DISTANCE;
-        check("max_speed", &mut self.max_speed, defaults.max_speed, min, inf);
-        check("max_force", &mut self.max_force, defaults.max_force, 0.0, inf);
+        check(
+            "max_speed",
+            &mut self.max_speed,
+            defaults.max_speed,
+            min,
+            inf,
+        );
+        check(
+            "max_force",
+            &mut self.max_force,
+            defaults.max_force,
+            0.0,
+            inf,
+        );
         let max_speed = self.max_speed;
-        check("min_speed", &mut self.min_speed, defaults.min_speed, 0.0, max_speed);
+        check(
+            "min_speed",
+            &mut self.min_speed,
+            defaults.min_speed,
+            0.0,
+            max_speed,
+        );
         check(
             "perception_radius",
             &mut self.perception_radius,
@@ -212,17 +230,55 @@ impl FlockParams {
             0.0,
             perception,
         );
-        check("field_of_view", &mut self.field_of_view, defaults.field_of_view, 0.0, 360.0);
-        check("avoid_distance", &mut self.avoid_distance, defaults.avoid_distance, min, inf);
-        check("flee_radius", &mut self.flee_radius, defaults.flee_radius, 0.0, inf);
+        check(
+            "field_of_view",
+            &mut self.field_of_view,
+            defaults.field_of_view,
+            0.0,
+            360.0,
+        );
+        check(
+            "avoid_distance",
+            &mut self.avoid_distance,
+            defaults.avoid_distance,
+            min,
+            inf,
+        );
+        check(
+            "flee_radius",
+            &mut self.flee_radius,
+            defaults.flee_radius,
+            0.0,
+            inf,
+        );
         let weights = [
-            ("separation_weight", &mut self.separation_weight, defaults.separation_weight),
-            ("alignment_weight", &mut self.alignment_weight, defaults.alignment_weight),
-            ("cohesion_weight", &mut self.cohesion_weight, defaults.cohesion_weight),
-            ("obstacle_weight", &mut self.obstacle_weight, defaults.obstacle_weight),
+            (
+                "separation_weight",
+                &mut self.separation_weight,
+                defaults.separation_weight,
+            ),
+            (
+                "alignment_weight",
+                &mut self.alignment_weight,
+                defaults.alignment_weight,
+            ),
+            (
+                "cohesion_weight",
+                &mut self.cohesion_weight,
+                defaults.cohesion_weight,
+            ),
+            (
+                "obstacle_weight",
+                &mut self.obstacle_weight,
+                defaults.obstacle_weight,
+            ),
             ("flee_weight", &mut self.flee_weight, defaults.flee_weight),
             ("seek_weight", &mut self.seek_weight, defaults.seek_weight),
-            ("arrive_weight", &mut self.arrive_weight, defaults.arrive_weight),
+            (
+                "arrive_weight",
+                &mut self.arrive_weight,
+                defaults.arrive_weight,
+            ),
             ("hunt_weight", &mut self.hunt_weight, defaults.hunt_weight),
         ];
         for (field, value, default) in weights {
@@ -260,6 +316,10 @@ pub struct ParamIssue {
 
 impl core::fmt::Display for ParamIssue {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{} = {} is out of range, using {}", self.field, self.given, self.used)
+        write!(
+            f,
+            "{} = {} is out of range, using {}",
+            self.field, self.given, self.used
+        )
     }
 }

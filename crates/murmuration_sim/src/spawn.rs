@@ -58,7 +58,10 @@ impl FlockSpawn {
     }
 
     /// The seeded boids this spawn makes under `params`, in spawn order.
-    pub fn boids(&self, params: &FlockParams) -> impl Iterator<Item = (Position, Velocity, Species)> {
+    pub fn boids(
+        &self,
+        params: &FlockParams,
+    ) -> impl Iterator<Item = (Position, Velocity, Species)> {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(self.seed);
         let region = Rect::from_corners(self.region.min, self.region.max);
         let species = self.species.max(1);
@@ -82,7 +85,10 @@ impl Command for FlockSpawn {
     type Out = ();
 
     fn apply(self, world: &mut World) {
-        let params = world.get_resource::<FlockParams>().cloned().unwrap_or_default();
+        let params = world
+            .get_resource::<FlockParams>()
+            .cloned()
+            .unwrap_or_default();
         let boids: Vec<_> = self
             .boids(&params)
             .map(|(p, v, s)| (Boid, p, v, s))

@@ -80,9 +80,18 @@ fn crowd_at_one_target(separation_weight: f32) -> (f32, f32) {
 fn separation_keeps_units_from_stacking_on_a_shared_target() {
     // The tutorial's strategy-game demo: with separation off, every unit ends on the same spot.
     let (stacked, _) = crowd_at_one_target(0.0);
-    assert!(stacked < 1.0, "without separation the closest pair is {stacked} apart");
+    assert!(
+        stacked < 1.0,
+        "without separation the closest pair is {stacked} apart"
+    );
     // With it they stand apart around the target.
     let (closest, farthest) = crowd_at_one_target(1.6);
-    assert!(closest > 5.0, "with separation the closest pair is {closest} apart");
-    assert!(farthest < 60.0, "and all stand around the target: the farthest is {farthest} away");
+    assert!(
+        closest > 5.0,
+        "with separation the closest pair is {closest} apart"
+    );
+    assert!(
+        farthest < 60.0,
+        "and all stand around the target: the farthest is {farthest} away"
+    );
 }

@@ -8,7 +8,10 @@ use murmuration_sim::prelude::*;
 
 #[test]
 fn a_pair_two_units_apart_across_the_seam_are_neighbours() {
-    let mut app = app(FlockParams::default(), SimulationBounds::wrap(rect(400.0, 300.0)));
+    let mut app = app(
+        FlockParams::default(),
+        SimulationBounds::wrap(rect(400.0, 300.0)),
+    );
     spawn_boid(&mut app, Vec2::new(399.0, 150.0), Vec2::new(0.0, 100.0), 0);
     spawn_boid(&mut app, Vec2::new(1.0, 150.0), Vec2::new(0.0, 100.0), 0);
     step(&mut app, 1);
@@ -48,7 +51,10 @@ fn a_flock_crossing_the_seam_stays_together() {
         crossed |= xs.iter().any(|&x| x < 100.0) && xs.iter().any(|&x| x > 300.0);
         // Every boid still sees at least two others.
         let per_boid = app.world().resource::<FlockStats>().neighbours_per_boid();
-        assert!(per_boid >= 2.0, "the flock tore at the seam: {per_boid} neighbours per boid");
+        assert!(
+            per_boid >= 2.0,
+            "the flock tore at the seam: {per_boid} neighbours per boid"
+        );
     }
     assert!(crossed, "the flock never straddled the seam");
 }

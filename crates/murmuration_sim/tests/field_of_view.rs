@@ -14,18 +14,33 @@ fn the_view_test_itself() {
     let c270 = view_cos(270.0);
     assert!(in_view(Vec2::new(10.0, 0.0), v, c270), "ahead");
     assert!(in_view(Vec2::new(0.0, 10.0), v, c270), "to the side");
-    assert!(in_view(Vec2::new(-10.0, 11.0), v, c270), "132 degrees off the heading");
+    assert!(
+        in_view(Vec2::new(-10.0, 11.0), v, c270),
+        "132 degrees off the heading"
+    );
     assert!(!in_view(Vec2::new(-10.0, 0.0), v, c270), "straight behind");
-    assert!(!in_view(Vec2::new(-10.0, 9.5), v, c270), "136.5 degrees: just inside the blind spot");
+    assert!(
+        !in_view(Vec2::new(-10.0, 9.5), v, c270),
+        "136.5 degrees: just inside the blind spot"
+    );
     let c120 = view_cos(120.0);
     assert!(in_view(Vec2::new(10.0, 5.0), v, c120));
-    assert!(!in_view(Vec2::new(0.0, 10.0), v, c120), "90 degrees is outside 120");
-    assert!(!in_view(Vec2::new(10.0, 20.0), v, c120), "63 degrees is outside 60");
+    assert!(
+        !in_view(Vec2::new(0.0, 10.0), v, c120),
+        "90 degrees is outside 120"
+    );
+    assert!(
+        !in_view(Vec2::new(10.0, 20.0), v, c120),
+        "63 degrees is outside 60"
+    );
     for d in [Vec2::X, -Vec2::X, Vec2::Y, Vec2::new(-3.0, -0.001)] {
         assert!(in_view(d, v, view_cos(360.0)), "360 sees {d}");
         assert!(in_view(d, Vec2::ZERO, c270), "a boid at rest sees {d}");
     }
-    assert!(!in_view(Vec2::new(10.0, 0.1), v, view_cos(0.0)), "0 degrees sees nothing off-axis");
+    assert!(
+        !in_view(Vec2::new(10.0, 0.1), v, view_cos(0.0)),
+        "0 degrees sees nothing off-axis"
+    );
 }
 
 /// How many neighbours each of the boids sees under `fov`.
@@ -76,6 +91,10 @@ fn the_plugin_counts_the_same_neighbours() {
             spawn_boid(&mut app, Vec2::new(x, 200.0), Vec2::new(100.0, 0.0), 0);
         }
         step(&mut app, 1);
-        assert_eq!(app.world().resource::<FlockStats>().neighbours, expected, "fov {fov}");
+        assert_eq!(
+            app.world().resource::<FlockStats>().neighbours,
+            expected,
+            "fov {fov}"
+        );
     }
 }

@@ -8,7 +8,10 @@ use murmuration_sim::prelude::*;
 
 fn mean_distance(app: &mut App, to: Vec2, bounds: &SimulationBounds) -> f32 {
     let all = boids(app);
-    all.iter().map(|b| bounds.delta(to, b.1).length()).sum::<f32>() / all.len() as f32
+    all.iter()
+        .map(|b| bounds.delta(to, b.1).length())
+        .sum::<f32>()
+        / all.len() as f32
 }
 
 #[test]
@@ -28,7 +31,10 @@ fn boids_near_a_predator_move_away_from_it() {
     let start = mean_distance(&mut app, centre, &bounds);
     step(&mut app, 64);
     let end = mean_distance(&mut app, centre, &bounds);
-    assert!(end > 100.0 && end > start + 40.0, "mean distance {start} -> {end}");
+    assert!(
+        end > 100.0 && end > start + 40.0,
+        "mean distance {start} -> {end}"
+    );
     // Nearly every boid that started inside the flee radius is now farther out.
     let after: Vec<(Entity, Vec2, Vec2)> = boids(&mut app);
     let (mut inside, mut fled) = (0, 0);
@@ -66,5 +72,8 @@ fn boids_seek_an_attractor() {
     let start = mean_distance(&mut app, target, &bounds);
     step(&mut app, 320);
     let end = mean_distance(&mut app, target, &bounds);
-    assert!(end < start * 0.5, "mean distance to the attractor {start} -> {end}");
+    assert!(
+        end < start * 0.5,
+        "mean distance to the attractor {start} -> {end}"
+    );
 }

@@ -62,7 +62,8 @@ fn check(bounds: SimulationBounds, n: usize, cell: f32, seed: u64) {
         .iter()
         .map(|b| b.1)
         .chain((0..200).map(|_| {
-            bounds.rect.min + Vec2::new(rng.random::<f32>(), rng.random::<f32>()) * bounds.rect.size()
+            bounds.rect.min
+                + Vec2::new(rng.random::<f32>(), rng.random::<f32>()) * bounds.rect.size()
         }))
         .collect();
     for (i, &p) in points.iter().enumerate() {
@@ -72,7 +73,10 @@ fn check(bounds: SimulationBounds, n: usize, cell: f32, seed: u64) {
         assert_eq!(got, expected, "query at {p} radius {r} ({bounds:?})");
         total += got.len();
     }
-    assert!(total > points.len(), "the test should find neighbours ({total})");
+    assert!(
+        total > points.len(),
+        "the test should find neighbours ({total})"
+    );
 }
 
 #[test]
@@ -95,8 +99,18 @@ fn radius_queries_match_brute_force_with_wrap() {
 #[test]
 fn radius_queries_match_brute_force_in_tiny_wrapped_worlds() {
     // Two cells and one cell across: the 3x3 block folds onto itself.
-    check(SimulationBounds::wrap(Rect::new(0.0, 0.0, 100.0, 60.0)), 300, 50.0, 3);
-    check(SimulationBounds::wrap(Rect::new(0.0, 0.0, 40.0, 40.0)), 100, 50.0, 4);
+    check(
+        SimulationBounds::wrap(Rect::new(0.0, 0.0, 100.0, 60.0)),
+        300,
+        50.0,
+        3,
+    );
+    check(
+        SimulationBounds::wrap(Rect::new(0.0, 0.0, 40.0, 40.0)),
+        100,
+        50.0,
+        4,
+    );
 }
 
 #[test]
@@ -114,7 +128,11 @@ fn a_pair_across_the_seam_are_two_units_apart() {
     hash.for_each_within(Vec2::new(399.0, 150.0), 5.0, |hit| hits.push(hit));
     assert_eq!(hits.len(), 2, "itself and the one across the seam");
     let across = hits.iter().find(|h| hash.entity(h.slot) == b).unwrap();
-    assert!((across.delta - Vec2::new(2.0, 0.0)).length() < 1e-4, "{:?}", across.delta);
+    assert!(
+        (across.delta - Vec2::new(2.0, 0.0)).length() < 1e-4,
+        "{:?}",
+        across.delta
+    );
 }
 
 #[test]
@@ -140,13 +158,26 @@ fn nearest_and_k_nearest_match_brute_force() {
             // equal up to float rounding.
             let close = |a: f32, b: f32| (a.sqrt() - b.sqrt()).abs() <= 1e-3;
             let hit = hash.nearest(p, f32::INFINITY, |_| true).unwrap();
-            assert!(close(hit.distance_squared, all[0]), "{} vs {}", hit.distance_squared, all[0]);
+            assert!(
+                close(hit.distance_squared, all[0]),
+                "{} vs {}",
+                hit.distance_squared,
+                all[0]
+            );
             nearest.set_k(7);
             hash.k_nearest_into(p, f32::INFINITY, |_| true, &mut nearest);
-            let got: Vec<f32> = nearest.as_slice().iter().map(|h| h.distance_squared).collect();
+            let got: Vec<f32> = nearest
+                .as_slice()
+                .iter()
+                .map(|h| h.distance_squared)
+                .collect();
             assert_eq!(got.len(), 7);
             for (g, want) in got.iter().zip(&all[..7]) {
-                assert!(close(*g, *want), "7 nearest of {p}: {got:?} vs {:?}", &all[..7]);
+                assert!(
+                    close(*g, *want),
+                    "7 nearest of {p}: {got:?} vs {:?}",
+                    &all[..7]
+                );
             }
             // Limited reach: only those within it.
             hash.k_nearest_into(p, 30.0, |_| true, &mut nearest);
@@ -163,7 +194,9 @@ fn degenerate_flocks_do_not_panic() {
     let mut hash = SpatialHash::default();
 
     // Everyone in one cell, on the same spot.
-    let same: Vec<Tuple> = (0..500).map(|i| (e(i), Vec2::splat(3.0), Vec2::X, 0)).collect();
+    let same: Vec<Tuple> = (0..500)
+        .map(|i| (e(i), Vec2::splat(3.0), Vec2::X, 0))
+        .collect();
     hash.rebuild(&bounds, 50.0, &same);
     let mut n = 0;
     hash.for_each_within(Vec2::splat(3.0), 1.0, |_| n += 1);
@@ -216,5 +249,9 @@ fn rebuilding_keeps_its_buffers() {
     for _ in 0..10 {
         hash.rebuild(&bounds, 50.0, &boids);
     }
-    assert_eq!(before, hash.positions().as_ptr(), "no reallocation once warm");
+    assert_eq!(
+        before,
+        hash.positions().as_ptr(),
+        "no reallocation once warm"
+    );
 }

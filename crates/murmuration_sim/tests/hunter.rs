@@ -13,7 +13,11 @@ fn a_hunter_closes_on_a_fleeing_boid() {
     let prey = spawn_boid(&mut app, Vec2::new(600.0, 500.0), Vec2::new(120.0, 0.0), 0);
     let hunter = app
         .world_mut()
-        .spawn((Hunter::default(), Position(Vec2::new(300.0, 500.0)), Velocity(Vec2::X * 150.0)))
+        .spawn((
+            Hunter::default(),
+            Position(Vec2::new(300.0, 500.0)),
+            Velocity(Vec2::X * 150.0),
+        ))
         .id();
     let distance = |app: &App| {
         let h = app.world().get::<Position>(hunter).unwrap().0;
@@ -32,7 +36,10 @@ fn a_hunter_closes_on_a_fleeing_boid() {
             reached_at = Some(step_index);
             break;
         }
-        assert!(d <= previous + 1e-3, "step {step_index}: fell back from {previous} to {d}");
+        assert!(
+            d <= previous + 1e-3,
+            "step {step_index}: fell back from {previous} to {d}"
+        );
         previous = d;
     }
     let reached_at = reached_at.expect("the hunter never reached its prey");
@@ -49,8 +56,14 @@ fn a_hunter_closes_on_a_fleeing_boid() {
             came_back = came_back.min(d);
         }
     }
-    assert!(swung_out, "it never overshot, which this test does not expect");
-    assert!(came_back < 25.0, "reached after {reached_at} steps, came back only to {came_back}");
+    assert!(
+        swung_out,
+        "it never overshot, which this test does not expect"
+    );
+    assert!(
+        came_back < 25.0,
+        "reached after {reached_at} steps, came back only to {came_back}"
+    );
 }
 
 #[test]

@@ -57,14 +57,18 @@ fn a_boid_flying_straight_at_an_obstacle_turns_away_before_touching_it() {
     let mut app = app(FlockParams::default(), bounds);
     let b = spawn_boid(&mut app, Vec2::new(100.0, 200.0), Vec2::new(120.0, 0.0), 0);
     let centre = Vec2::new(400.0, 200.0);
-    app.world_mut().spawn((Obstacle { radius: 50.0 }, Position(centre)));
+    app.world_mut()
+        .spawn((Obstacle { radius: 50.0 }, Position(centre)));
     let mut closest = f32::INFINITY;
     for _ in 0..300 {
         step(&mut app, 1);
         let p = app.world().get::<Position>(b).unwrap().0;
         closest = closest.min(p.distance(centre) - 50.0);
     }
-    assert!(closest > 0.0 && closest < 30.0, "closest approach to the edge {closest}");
+    assert!(
+        closest > 0.0 && closest < 30.0,
+        "closest approach to the edge {closest}"
+    );
     let v = app.world().get::<Velocity>(b).unwrap().0;
     assert!(v.x < 0.0, "it flies away from the obstacle afterwards: {v}");
 }

@@ -25,7 +25,10 @@ fn alignment_alone_polarizes_the_flock() {
     // Measured: 0.50 after 300 steps, 0.90 after 600, 0.98 after 900.
     step(&mut app, 900);
     let end = polarization_of(&mut app);
-    assert!(end > 0.9, "polarization after 900 steps (14 s): {start} -> {end}");
+    assert!(
+        end > 0.9,
+        "polarization after 900 steps (14 s): {start} -> {end}"
+    );
 }
 
 #[test]
@@ -33,14 +36,20 @@ fn separation_alone_disperses_the_flock() {
     // Packed into a 120 x 120 square in a big world.
     let bounds = SimulationBounds::wrap(rect(800.0, 800.0));
     let mut app = app(only_rules(1.6, 0.0, 0.0), bounds);
-    app.world_mut().commands().queue(
-        FlockSpawn::new(300, 12).with_region(Rect::from_center_size(Vec2::splat(400.0), Vec2::splat(120.0))),
-    );
+    app.world_mut()
+        .commands()
+        .queue(FlockSpawn::new(300, 12).with_region(Rect::from_center_size(
+            Vec2::splat(400.0),
+            Vec2::splat(120.0),
+        )));
     step(&mut app, 1);
     let start = nn_distance(&mut app);
     step(&mut app, 300);
     let end = nn_distance(&mut app);
-    assert!(end > start * 1.5, "mean nearest-neighbour distance {start} -> {end}");
+    assert!(
+        end > start * 1.5,
+        "mean nearest-neighbour distance {start} -> {end}"
+    );
 }
 
 #[test]
@@ -53,7 +62,10 @@ fn cohesion_alone_clumps_the_flock() {
     // at full speed and keep milling, so clumps tighten slowly).
     step(&mut app, 900);
     let end = nn_distance(&mut app);
-    assert!(end < start * 0.75, "mean nearest-neighbour distance {start} -> {end}");
+    assert!(
+        end < start * 0.75,
+        "mean nearest-neighbour distance {start} -> {end}"
+    );
 }
 
 #[test]

@@ -14,7 +14,12 @@ fn velocity_of_a_next_to(b_species: u16, offset: Vec2) -> Vec2 {
     };
     let mut app = app(params, SimulationBounds::wrap(rect(600.0, 600.0)));
     let a = spawn_boid(&mut app, Vec2::new(300.0, 300.0), Vec2::new(100.0, 0.0), 0);
-    spawn_boid(&mut app, Vec2::new(300.0, 300.0) + offset, Vec2::new(0.0, 100.0), b_species);
+    spawn_boid(
+        &mut app,
+        Vec2::new(300.0, 300.0) + offset,
+        Vec2::new(0.0, 100.0),
+        b_species,
+    );
     step(&mut app, 1);
     app.world().get::<Velocity>(a).unwrap().0
 }
@@ -23,7 +28,11 @@ fn velocity_of_a_next_to(b_species: u16, offset: Vec2) -> Vec2 {
 fn another_species_outside_separation_distance_is_ignored() {
     // 40 apart: inside the perception radius (50), outside the separation distance (25).
     let v = velocity_of_a_next_to(1, Vec2::new(0.0, 40.0));
-    assert_eq!(v, Vec2::new(100.0, 0.0), "no alignment or cohesion across species");
+    assert_eq!(
+        v,
+        Vec2::new(100.0, 0.0),
+        "no alignment or cohesion across species"
+    );
     let v = velocity_of_a_next_to(0, Vec2::new(0.0, 40.0));
     assert!(v.y > 1.0, "its own species pulls it toward and along: {v}");
 }
@@ -32,7 +41,10 @@ fn another_species_outside_separation_distance_is_ignored() {
 fn species_separate_from_each_other() {
     // 10 apart: another species only pushes A away (down, as B is above) ...
     let other = velocity_of_a_next_to(1, Vec2::new(0.0, 10.0));
-    assert!(other.y < -1.0, "A moves away from the other species: {other}");
+    assert!(
+        other.y < -1.0,
+        "A moves away from the other species: {other}"
+    );
     // ... while its own species also pulls it along and toward B.
     let own = velocity_of_a_next_to(0, Vec2::new(0.0, 10.0));
     assert!(own.y > other.y + 1.0, "own {own} vs other {other}");
@@ -72,7 +84,16 @@ fn two_mixed_species_sort_themselves_into_groups() {
     let share = same_n as f32 / (same_n + other_n) as f32;
     let (same, other) = (same / same_n as f32, other / other_n.max(1) as f32);
     println!("own-species share {share}, heading agreement own {same} other {other}");
-    assert!(share > 0.7, "neighbours of the own species: {share} (0.5 when mixed)");
-    assert!(same > 0.8, "own species fly together: mean heading agreement {same}");
-    assert!(same > other + 0.1, "own species {same} vs other species {other}");
+    assert!(
+        share > 0.7,
+        "neighbours of the own species: {share} (0.5 when mixed)"
+    );
+    assert!(
+        same > 0.8,
+        "own species fly together: mean heading agreement {same}"
+    );
+    assert!(
+        same > other + 0.1,
+        "own species {same} vs other species {other}"
+    );
 }

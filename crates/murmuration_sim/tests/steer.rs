@@ -21,7 +21,10 @@ fn steer_never_exceeds_max_force_and_is_never_nan() {
         let speed = rng.random::<f32>() * 300.0;
         let max_force = rng.random::<f32>() * 400.0;
         let f = steer(dir, v, speed, max_force);
-        assert!(f.is_finite(), "steer({dir}, {v}, {speed}, {max_force}) = {f}");
+        assert!(
+            f.is_finite(),
+            "steer({dir}, {v}, {speed}, {max_force}) = {f}"
+        );
         assert!(
             f.length() <= max_force * (1.0 + 1e-5) + 1e-5,
             "|steer| = {} > {max_force}",
@@ -44,8 +47,14 @@ fn steer_turns_toward_the_desired_velocity() {
 
 #[test]
 fn zero_direction_gives_zero_force() {
-    assert_eq!(steer(Vec2::ZERO, Vec2::new(30.0, -4.0), 120.0, 200.0), Vec2::ZERO);
-    assert_eq!(steer(Vec2::NAN, Vec2::new(30.0, -4.0), 120.0, 200.0), Vec2::ZERO);
+    assert_eq!(
+        steer(Vec2::ZERO, Vec2::new(30.0, -4.0), 120.0, 200.0),
+        Vec2::ZERO
+    );
+    assert_eq!(
+        steer(Vec2::NAN, Vec2::new(30.0, -4.0), 120.0, 200.0),
+        Vec2::ZERO
+    );
     assert_eq!(steer(Vec2::ZERO, Vec2::ZERO, 0.0, 0.0), Vec2::ZERO);
     assert_eq!(steer_to_velocity(Vec2::ZERO, Vec2::ZERO, 200.0), Vec2::ZERO);
 }
@@ -54,7 +63,10 @@ fn zero_direction_gives_zero_force() {
 fn coincident_things_push_along_the_tie_break() {
     let push = separation_push(Vec2::ZERO, 0.0, || Vec2::X);
     assert!(push.is_finite() && push.x > 0.0 && push.y == 0.0);
-    assert_eq!(obstacle_push(Vec2::ZERO, 10.0, 30.0, Vec2::Y), Vec2::Y * (40.0 / 30.0));
+    assert_eq!(
+        obstacle_push(Vec2::ZERO, 10.0, 30.0, Vec2::Y),
+        Vec2::Y * (40.0 / 30.0)
+    );
     assert_eq!(flee_direction(Vec2::ZERO, 100.0, -Vec2::X), -Vec2::X);
 }
 
@@ -77,7 +89,13 @@ fn arrive_slows_inside_the_slow_radius_and_brakes_at_the_target() {
     let f = arrive(Vec2::ZERO, Vec2::new(10.0, 0.0), 80.0, 120.0, 1000.0);
     assert!((f - Vec2::new(-60.0, 0.0)).length() < 1e-4, "{f}");
     // Already at the desired velocity: no force; capped at max force.
-    let f = arrive(Vec2::new(500.0, 0.0), Vec2::new(120.0, 0.0), 80.0, 120.0, 1000.0);
+    let f = arrive(
+        Vec2::new(500.0, 0.0),
+        Vec2::new(120.0, 0.0),
+        80.0,
+        120.0,
+        1000.0,
+    );
     assert!(f.length() < 1e-3, "{f}");
     let f = arrive(Vec2::new(500.0, 0.0), Vec2::ZERO, 80.0, 120.0, 200.0);
     assert!((f - Vec2::new(200.0, 0.0)).length() < 1e-3, "{f}");

@@ -3,11 +3,12 @@
 
 use bevy::prelude::*;
 
-use crate::behaviours::{arrive, flee_direction, obstacle_push, steer, tie_break, turn_back_direction};
+use crate::behaviours::{
+    arrive, flee_direction, obstacle_push, steer, tie_break, turn_back_direction,
+};
 use crate::bounds::Edges;
 use crate::components::{
-    Acceleration, Arrive, Attractor, Boid, Hunter, MaxSpeed, Obstacle, Position, Predator,
-    Velocity,
+    Acceleration, Arrive, Attractor, Boid, Hunter, MaxSpeed, Obstacle, Position, Predator, Velocity,
 };
 use crate::hash::SpatialHash;
 use crate::systems::prepare::StepConfig;
@@ -70,7 +71,16 @@ pub(crate) fn avoid_obstacles(
 pub(crate) fn flee_predators(
     config: Res<StepConfig>,
     predators: Query<(Entity, &Position), With<Predator>>,
-    mut boids: Query<(Entity, &Position, &Velocity, &mut Acceleration, Option<&MaxSpeed>), With<Boid>>,
+    mut boids: Query<
+        (
+            Entity,
+            &Position,
+            &Velocity,
+            &mut Acceleration,
+            Option<&MaxSpeed>,
+        ),
+        With<Boid>,
+    >,
     mut list: Local<Vec<(Entity, Vec2)>>,
 ) {
     list.clear();
@@ -84,18 +94,24 @@ pub(crate) fn flee_predators(
         return;
     }
     let (bounds, params) = (&config.bounds, &config.params);
-    boids.par_iter_mut().for_each(|(me, p, v, mut a, max_speed)| {
-        let mut dir = Vec2::ZERO;
-        for (i, &(predator, q)) in list.iter().enumerate() {
-            if predator != me {
-                dir += flee_direction(bounds.delta(p.0, q), params.flee_radius, tie_break(i, usize::MAX));
+    boids
+        .par_iter_mut()
+        .for_each(|(me, p, v, mut a, max_speed)| {
+            let mut dir = Vec2::ZERO;
+            for (i, &(predator, q)) in list.iter().enumerate() {
+                if predator != me {
+                    dir += flee_direction(
+                        bounds.delta(p.0, q),
+                        params.flee_radius,
+                        tie_break(i, usize::MAX),
+                    );
+                }
             }
-        }
-        if dir != Vec2::ZERO {
-            let speed = max_speed.map_or(params.max_speed, |m| m.0);
-            a.0 += steer(dir, v.0, speed, params.max_force) * params.flee_weight;
-        }
-    });
+            if dir != Vec2::ZERO {
+                let speed = max_speed.map_or(params.max_speed, |m| m.0);
+                a.0 += steer(dir, v.0, speed, params.max_force) * params.flee_weight;
+            }
+        });
 }
 
 /// Boids seek the nearest [`Attractor`], at any distance.
@@ -126,18 +142,26 @@ pub(crate) fn seek_attractors(
 /// Units with [`Arrive`] steer to their target, slowing inside the slow radius.
 pub(crate) fn arrive_at_targets(
     config: Res<StepConfig>,
-    mut units: Query<(&Position, &Velocity, &mut Acceleration, Option<&MaxSpeed>, &Arrive)>,
+    mut units: Query<(
+        &Position,
+        &Velocity,
+        &mut Acceleration,
+        Option<&MaxSpeed>,
+        &Arrive,
+    )>,
 ) {
     let (bounds, params) = (&config.bounds, &config.params);
-    units.par_iter_mut().for_each(|(p, v, mut a, max_speed, order)| {
-        if !order.target.is_finite() {
-            return;
-        }
-        let d = bounds.delta(p.0, order.target);
-        let speed = max_speed.map_or(params.max_speed, |m| m.0);
-        let slow = order.slow_radius.max(0.0);
-        a.0 += arrive(d, v.0, slow, speed, params.max_force) * params.arrive_weight;
-    });
+    units
+        .par_iter_mut()
+        .for_each(|(p, v, mut a, max_speed, order)| {
+            if !order.target.is_finite() {
+                return;
+            }
+            let d = bounds.delta(p.0, order.target);
+            let speed = max_speed.map_or(params.max_speed, |m| m.0);
+            let slow = order.slow_radius.max(0.0);
+            a.0 += arrive(d, v.0, slow, speed, params.max_force) * params.arrive_weight;
+        });
 }
 
 /// Every [`Hunter`] seeks the nearest boid, found through the hash, at its own top speed, and
@@ -145,7 +169,13 @@ pub(crate) fn arrive_at_targets(
 pub(crate) fn hunt(
     config: Res<StepConfig>,
     hash: Res<SpatialHash>,
-    mut hunters: Query<(&Position, &Velocity, &mut Acceleration, &MaxSpeed, &mut Hunter)>,
+    mut hunters: Query<(
+        &Position,
+        &Velocity,
+        &mut Acceleration,
+        &MaxSpeed,
+        &mut Hunter,
+    )>,
 ) {
     let params = &config.params;
     for (p, v, mut a, max_speed, mut hunter) in &mut hunters {

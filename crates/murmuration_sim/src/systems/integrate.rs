@@ -40,11 +40,11 @@ pub fn integrate_one(
         v *= max_speed / speed2.sqrt();
     } else if speed2 < min_speed * min_speed {
         let heading = old.try_normalize().unwrap_or(Vec2::X);
-        let sideways = a - heading * a.dot(heading);
-        let side = sideways.try_normalize().unwrap_or(heading.perp());
+        let left = heading.perp();
+        let side = if a.dot(left) >= 0.0 { left } else { -left };
         let turn = (a.length() * dt / min_speed).min(core::f32::consts::FRAC_PI_2);
         let (sin, cos) = turn.sin_cos();
-        v = (heading * cos + side * sin) * min_speed;
+        v = (heading * cos + side * sin).normalize_or(heading) * min_speed;
     }
     if !v.is_finite() {
         v = Vec2::ZERO;
@@ -56,11 +56,19 @@ pub fn integrate_one(
             let r = bounds.rect;
             if p.x < r.min.x || p.x > r.max.x {
                 p.x = p.x.clamp(r.min.x, r.max.x);
-                v.x = if p.x <= r.min.x { v.x.abs() } else { -v.x.abs() };
+                v.x = if p.x <= r.min.x {
+                    v.x.abs()
+                } else {
+                    -v.x.abs()
+                };
             }
             if p.y < r.min.y || p.y > r.max.y {
                 p.y = p.y.clamp(r.min.y, r.max.y);
-                v.y = if p.y <= r.min.y { v.y.abs() } else { -v.y.abs() };
+                v.y = if p.y <= r.min.y {
+                    v.y.abs()
+                } else {
+                    -v.y.abs()
+                };
             }
         }
     }

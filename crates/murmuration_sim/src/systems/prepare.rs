@@ -127,6 +127,9 @@ pub(crate) fn warn_missing_resources(
 }
 
 /// Run condition: the resources a step needs are present.
-pub(crate) fn can_step(params: Option<Res<FlockParams>>, bounds: Option<Res<SimulationBounds>>) -> bool {
+pub(crate) fn can_step(
+    params: Option<Res<FlockParams>>,
+    bounds: Option<Res<SimulationBounds>>,
+) -> bool {
     params.is_some() && bounds.is_some()
 }

@@ -10,7 +10,11 @@ use murmuration_sim::prelude::*;
 pub fn app(params: FlockParams, bounds: SimulationBounds) -> App {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins)
-        .add_plugins(BoidsPlugin::new(FixedUpdate).with_params(params).with_bounds(bounds))
+        .add_plugins(
+            BoidsPlugin::new(FixedUpdate)
+                .with_params(params)
+                .with_bounds(bounds),
+        )
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
     app
 }
@@ -40,7 +44,12 @@ pub fn step(app: &mut App, n: u64) {
 /// Spawns one boid.
 pub fn spawn_boid(app: &mut App, position: Vec2, velocity: Vec2, species: u16) -> Entity {
     app.world_mut()
-        .spawn((Boid, Position(position), Velocity(velocity), Species(species)))
+        .spawn((
+            Boid,
+            Position(position),
+            Velocity(velocity),
+            Species(species),
+        ))
         .id()
 }
 

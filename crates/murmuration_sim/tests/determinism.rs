@@ -1,0 +1,123 @@
+//! The same seed gives the same flock bit for bit, on one thread or two; another seed does not.
+//!
+//! Bevy's compute task pool is global to a process, so each thread count runs in a child process
+//! of this test binary (the ignored test `child_flock_checksum`).
+
+mod common;
+
+use std::process::Command;
+
+use bevy::app::{TaskPoolOptions, TaskPoolPlugin};
+use bevy::prelude::*;
+use bevy::tasks::ComputeTaskPool;
+use bevy::time::TimeUpdateStrategy;
+use common::*;
+use murmuration_sim::prelude::*;
+
+const THREADS_VAR: &str = "MURMURATION_TEST_THREADS";
+const SEED_VAR: &str = "MURMURATION_TEST_SEED";
+
+/// A hash of every boid's position and velocity bits, in entity order.
+fn checksum(app: &mut App) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for (_, p, v) in boids(app) {
+        for x in [p.x, p.y, v.x, v.y] {
+            h = (h ^ u64::from(x.to_bits())).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// 1,000 steps of a 1,000-boid, two-species flock with a hunter and an obstacle, on `threads`
+/// compute threads.
+fn run(threads: usize, seed: u64) -> u64 {
+    let mut options = TaskPoolOptions::default();
+    options.compute.min_threads = threads;
+    options.compute.max_threads = threads;
+    let bounds = SimulationBounds::wrap(rect(900.0, 700.0));
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins.set(TaskPoolPlugin {
+        task_pool_options: options,
+    }))
+    .add_plugins(
+        BoidsPlugin::new(FixedUpdate)
+            .with_params(FlockParams::starlings())
+            .with_bounds(bounds),
+    )
+    .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    app.world_mut().commands().queue(
+        FlockSpawn::new(1000, seed)
+            .with_species(2)
+            .with_region(bounds.rect),
+    );
+    app.world_mut()
+        .spawn((Hunter::default(), Position(Vec2::new(100.0, 100.0))));
+    app.world_mut()
+        .spawn((Obstacle { radius: 40.0 }, Position(Vec2::new(450.0, 350.0))));
+    step(&mut app, 1000);
+    assert_eq!(ComputeTaskPool::get().thread_num(), threads);
+    checksum(&mut app)
+}
+
+#[test]
+#[ignore = "run by same_seed_same_flock_on_one_and_two_threads in a child process"]
+fn child_flock_checksum() {
+    let threads: usize = std::env::var(THREADS_VAR).unwrap().parse().unwrap();
+    let seed: u64 = std::env::var(SEED_VAR).unwrap().parse().unwrap();
+    println!("checksum={:016x}", run(threads, seed));
+}
+
+fn checksum_in_child(threads: usize, seed: u64) -> String {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_flock_checksum",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env(THREADS_VAR, threads.to_string())
+        .env(SEED_VAR, seed.to_string())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "child failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("checksum="))
+        .unwrap_or_else(|| panic!("no checksum in {stdout}"))
+        .to_string()
+}
+
+#[test]
+fn same_seed_same_flock_on_one_and_two_threads() {
+    let one = checksum_in_child(1, 7);
+    let two = checksum_in_child(2, 7);
+    let two_again = checksum_in_child(2, 7);
+    assert_eq!(one, two, "1 thread vs 2 threads");
+    assert_eq!(two, two_again, "two runs on 2 threads");
+    let other_seed = checksum_in_child(2, 8);
+    assert_ne!(two, other_seed, "a different seed gives a different flock");
+}
+
+#[test]
+fn the_seeded_spawn_is_reproducible() {
+    let params = FlockParams::default();
+    let a: Vec<_> = FlockSpawn::new(100, 3).boids(&params).collect();
+    let b: Vec<_> = FlockSpawn::new(100, 3).boids(&params).collect();
+    let c: Vec<_> = FlockSpawn::new(100, 4).boids(&params).collect();
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+    let region = SimulationBounds::default().rect;
+    for (p, v, _) in &a {
+        assert!(region.contains(p.0));
+        let s = v.length();
+        assert!(
+            s >= params.min_speed && s <= params.max_speed * 1.0001,
+            "speed {s}"
+        );
+    }
+}
