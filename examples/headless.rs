@@ -91,7 +91,7 @@ fn report(
         "t={second}s boids={} polarization={:.2} nn_distance={:.1} neighbours_per_boid={:.1} \
          step_ms={:.3}",
         stats.boids,
-        polarization(hash.velocities().iter().copied()).unwrap_or(0.0),
+        polarization(hash.velocities()).unwrap_or(0.0),
         mean_nearest_neighbour_distance(&hash).unwrap_or(0.0),
         stats.neighbours_per_boid(),
         stats.step_time().as_secs_f64() * 1e3,

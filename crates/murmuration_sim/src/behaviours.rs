@@ -69,7 +69,8 @@ pub fn separation_push(d: Vec2, d2: f32, tie_break: impl FnOnce() -> Vec2) -> Ve
 pub const COINCIDENT_DISTANCE: f32 = 0.01;
 
 /// Sums over a boid's neighbours for the three flocking rules, filled one neighbour at a time.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Reflect, Debug, Clone, Copy, Default, PartialEq)]
+#[reflect(Debug, Clone, Default, PartialEq)]
 pub struct FlockSums {
     /// Sum of [`separation_push`] over neighbours closer than the separation distance.
     pub separation: Vec2,
@@ -107,8 +108,9 @@ impl FlockSums {
     }
 }
 
-/// Weights and limits the three rules are steered with.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The weights the three rules are steered with.
+#[derive(Reflect, Debug, Clone, Copy, PartialEq)]
+#[reflect(Debug, Clone, PartialEq)]
 pub struct RuleWeights {
     /// Separation weight.
     pub separation: f32,

@@ -7,7 +7,8 @@
 //! 2. count the boids per cell;
 //! 3. prefix-sum the counts into `cell_start`;
 //! 4. scatter entity, position, velocity and species into contiguous arrays in cell order
-//!    (struct of arrays). Cells are numbered row by row, so the three cells of one row of a 3x3
+//!    (struct of arrays: one array per coordinate, so the neighbour loop reads 8 candidates with
+//!    one vector load). Cells are numbered row by row, so the three cells of one row of a 3x3
 //!    block are one contiguous slice.
 
 use core::ops::Range;
@@ -27,7 +28,8 @@ const MIN_CELL_BUDGET: usize = 4096;
 const MIN_CELL_SIZE: f32 = 1e-2;
 
 /// One boid found by a [`SpatialHash`] query.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Reflect, Debug, Clone, Copy, PartialEq)]
+#[reflect(Debug, Clone, PartialEq)]
 pub struct HashHit {
     /// Its index into the hash arrays (see [`SpatialHash::entity`]).
     pub slot: usize,
@@ -57,8 +59,10 @@ pub struct SpatialHash {
     /// `cell_start[c]..cell_start[c + 1]` are the slots of cell `c`; one entry more than cells.
     cell_start: Vec<u32>,
     entities: Vec<Entity>,
-    positions: Vec<Vec2>,
-    velocities: Vec<Vec2>,
+    x: Vec<f32>,
+    y: Vec<f32>,
+    vx: Vec<f32>,
+    vy: Vec<f32>,
     species: Vec<u16>,
     /// Scratch: each boid's cell, in the order the boids were counted.
     #[reflect(ignore)]
@@ -246,10 +250,18 @@ impl SpatialHash {
         }
     }
 
+    /// Whether a block of `span` cells folds onto itself (a wrapped world fewer than
+    /// `2 * span + 1` cells across), so that deltas need folding.
+    #[inline]
+    pub(crate) fn folds(&self, span: u32) -> bool {
+        let width = 2 * span.min(u32::MAX / 4) + 1;
+        self.wrap && (width >= self.cols || width >= self.rows)
+    }
+
     /// The delta from `p` to the boid in `slot`, given a run's `offset` and `fold`.
     #[inline]
     pub(crate) fn delta(&self, p: Vec2, slot: usize, offset: Vec2, fold: BVec2) -> Vec2 {
-        let mut d = self.positions[slot] + offset - p;
+        let mut d = self.position(slot) + offset - p;
         if fold.x {
             d.x -= self.world.x * (d.x / self.world.x).round();
         }
@@ -378,14 +390,32 @@ impl SpatialHash {
         self.entities[slot]
     }
 
-    /// Positions in slot order (wrapped into the bounds when the edges wrap).
-    pub fn positions(&self) -> &[Vec2] {
-        &self.positions
+    /// The position of the boid in `slot` (wrapped into the bounds when the edges wrap).
+    #[inline]
+    pub fn position(&self, slot: usize) -> Vec2 {
+        Vec2::new(self.x[slot], self.y[slot])
+    }
+
+    /// The velocity of the boid in `slot`.
+    #[inline]
+    pub fn velocity(&self, slot: usize) -> Vec2 {
+        Vec2::new(self.vx[slot], self.vy[slot])
+    }
+
+    /// The species of the boid in `slot`.
+    #[inline]
+    pub fn species_of(&self, slot: usize) -> u16 {
+        self.species[slot]
+    }
+
+    /// Positions in slot order.
+    pub fn positions(&self) -> impl ExactSizeIterator<Item = Vec2> + '_ {
+        self.x.iter().zip(&self.y).map(|(&x, &y)| Vec2::new(x, y))
     }
 
     /// Velocities in slot order.
-    pub fn velocities(&self) -> &[Vec2] {
-        &self.velocities
+    pub fn velocities(&self) -> impl ExactSizeIterator<Item = Vec2> + '_ {
+        self.vx.iter().zip(&self.vy).map(|(&x, &y)| Vec2::new(x, y))
     }
 
     /// Species in slot order.
@@ -396,6 +426,18 @@ impl SpatialHash {
     /// Entities in slot order.
     pub fn entities(&self) -> &[Entity] {
         &self.entities
+    }
+
+    /// The raw columns, for the neighbour kernel.
+    #[inline]
+    pub(crate) fn columns(&self) -> Columns<'_> {
+        Columns {
+            x: &self.x,
+            y: &self.y,
+            vx: &self.vx,
+            vy: &self.vy,
+            species: &self.species,
+        }
     }
 
     /// Width and height of one cell, world units.
@@ -418,6 +460,16 @@ impl SpatialHash {
         let c = (row * self.cols + column) as usize;
         self.cell_start[c] as usize..self.cell_start[c + 1] as usize
     }
+}
+
+/// The hash's arrays, one per coordinate, in slot order.
+#[derive(Clone, Copy)]
+pub(crate) struct Columns<'a> {
+    pub x: &'a [f32],
+    pub y: &'a [f32],
+    pub vx: &'a [f32],
+    pub vy: &'a [f32],
+    pub species: &'a [u16],
 }
 
 /// The smallest box holding every finite point of `points`, or `None` if there are none.
@@ -466,9 +518,12 @@ impl HashBuilder<'_> {
         let slot = h.cursor[cell];
         h.cursor[cell] += 1;
         let i = slot as usize;
+        let local = h.local(position);
         h.entities[i] = entity;
-        h.positions[i] = h.local(position);
-        h.velocities[i] = velocity;
+        h.x[i] = local.x;
+        h.y[i] = local.y;
+        h.vx[i] = velocity.x;
+        h.vy[i] = velocity.y;
         h.species[i] = species;
         slot
     }
@@ -487,8 +542,9 @@ impl HashBuilder<'_> {
         h.cursor.extend_from_slice(&h.cell_start[..cells]);
         let n = h.cell_of.len();
         h.entities.resize(n, Entity::PLACEHOLDER);
-        h.positions.resize(n, Vec2::ZERO);
-        h.velocities.resize(n, Vec2::ZERO);
+        for column in [&mut h.x, &mut h.y, &mut h.vx, &mut h.vy] {
+            column.resize(n, 0.0);
+        }
         h.species.resize(n, 0);
     }
 }
@@ -500,16 +556,18 @@ impl Drop for HashBuilder<'_> {
             self.scan();
         }
         let h = &mut *self.hash;
-        h.entities.truncate(self.placed);
-        h.positions.truncate(self.placed);
-        h.velocities.truncate(self.placed);
-        h.species.truncate(self.placed);
-        if self.placed != h.cell_of.len() {
+        let keep = if self.placed == h.cell_of.len() {
+            self.placed
+        } else {
             // An incomplete build: drop everything rather than leave slots pointing nowhere.
-            h.entities.clear();
-            h.positions.clear();
-            h.velocities.clear();
-            h.species.clear();
+            0
+        };
+        h.entities.truncate(keep);
+        for column in [&mut h.x, &mut h.y, &mut h.vx, &mut h.vy] {
+            column.truncate(keep);
+        }
+        h.species.truncate(keep);
+        if keep == 0 {
             h.cell_start.iter_mut().for_each(|s| *s = 0);
         }
     }
@@ -517,7 +575,8 @@ impl Drop for HashBuilder<'_> {
 
 /// A fixed-capacity list of the `k` nearest hits, nearest first, for
 /// [`SpatialHash::k_nearest_into`].
-#[derive(Debug, Clone)]
+#[derive(Reflect, Debug, Clone)]
+#[reflect(Debug, Clone)]
 pub struct KNearest {
     k: usize,
     len: usize,

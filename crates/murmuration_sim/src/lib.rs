@@ -30,6 +30,7 @@ pub mod behaviours;
 pub mod bounds;
 pub mod components;
 pub mod hash;
+mod kernel;
 pub mod metrics;
 pub mod neighbours;
 pub mod params;
@@ -50,6 +51,7 @@ pub use plugin::{BoidsPlugin, BoidsSystems};
 pub use spawn::{FlockSpawn, spawn_flock};
 pub use stats::FlockStats;
 pub use systems::integrate::{MAX_DT, integrate_one};
+pub use systems::sync::heading_rotation;
 
 /// `use murmuration_sim::prelude::*;` brings the plugin, the components and the resources.
 pub mod prelude {

@@ -24,9 +24,8 @@ pub fn mean_nearest_neighbour_distance(hash: &SpatialHash) -> Option<f32> {
     if hash.len() < 2 {
         return None;
     }
-    let positions = hash.positions();
     let total: f64 = (0..hash.len())
-        .filter_map(|i| hash.nearest(positions[i], f32::INFINITY, |hit| hit.slot != i))
+        .filter_map(|i| hash.nearest(hash.position(i), f32::INFINITY, |hit| hit.slot != i))
         .map(|hit| f64::from(hit.distance_squared.sqrt()))
         .sum();
     Some((total / hash.len() as f64) as f32)
@@ -37,10 +36,9 @@ pub fn share_closer_than(hash: &SpatialHash, distance: f32) -> f32 {
     if hash.is_empty() {
         return 0.0;
     }
-    let positions = hash.positions();
     let crowded = (0..hash.len())
         .filter(|&i| {
-            hash.nearest(positions[i], distance, |hit| hit.slot != i)
+            hash.nearest(hash.position(i), distance, |hit| hit.slot != i)
                 .is_some()
         })
         .count();

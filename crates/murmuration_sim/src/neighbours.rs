@@ -8,7 +8,8 @@ use crate::hash::{HashHit, KNearest, SpatialHash};
 use crate::params::{FlockParams, NeighbourMode};
 
 /// How far and how wide a boid sees, derived from [`FlockParams`].
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Reflect, Debug, Clone, Copy, PartialEq)]
+#[reflect(Debug, Clone, PartialEq)]
 pub struct Perception {
     /// Metric or topological neighbours.
     pub mode: NeighbourMode,
@@ -46,8 +47,8 @@ pub fn for_each_neighbour(
     nearest: &mut KNearest,
     mut f: impl FnMut(HashHit),
 ) -> u64 {
-    let p = hash.positions()[slot];
-    let v = hash.velocities()[slot];
+    let p = hash.position(slot);
+    let v = hash.velocity(slot);
     let view = perception.view_cos;
     let mut candidates = 0u64;
     match perception.mode {

@@ -304,7 +304,8 @@ impl FlockParams {
 
 /// One value that [`FlockParams::validate`] (or
 /// [`SimulationBounds::validate`](crate::SimulationBounds::validate)) had to change.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Reflect, Debug, Clone, Copy, PartialEq)]
+#[reflect(Debug, Clone, PartialEq)]
 pub struct ParamIssue {
     /// The field's name.
     pub field: &'static str,

@@ -6,13 +6,15 @@ use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 use bevy::transform::TransformSystems;
 
+use crate::behaviours::{FlockSums, RuleWeights};
 use crate::bounds::{Edges, SimulationBounds};
 use crate::components::{
     Acceleration, Arrive, Attractor, Boid, HashSlot, Hunter, MaxSpeed, Obstacle, Position,
     Predator, Species, Velocity,
 };
-use crate::hash::SpatialHash;
-use crate::params::{FlockParams, NeighbourMode};
+use crate::hash::{HashHit, KNearest, SpatialHash};
+use crate::neighbours::Perception;
+use crate::params::{FlockParams, NeighbourMode, ParamIssue};
 use crate::spawn::FlockSpawn;
 use crate::stats::FlockStats;
 use crate::systems::{build, flocking, forces, integrate, prepare, sync};
@@ -125,7 +127,13 @@ impl Plugin for BoidsPlugin {
             .register_type::<Edges>()
             .register_type::<SpatialHash>()
             .register_type::<FlockStats>()
-            .register_type::<FlockSpawn>();
+            .register_type::<FlockSpawn>()
+            .register_type::<HashHit>()
+            .register_type::<KNearest>()
+            .register_type::<Perception>()
+            .register_type::<FlockSums>()
+            .register_type::<RuleWeights>()
+            .register_type::<ParamIssue>();
 
         match &self.params {
             Some(params) => app.insert_resource(params.clone()),

@@ -84,8 +84,8 @@ fn a_hunter_chases_the_nearest_boid_and_the_flock_flees_it() {
         let hash = app.world().resource::<SpatialHash>();
         let nearest = (0..hash.len())
             .min_by(|&a, &b| {
-                let da = bounds.delta(before, hash.positions()[a]).length_squared();
-                let db = bounds.delta(before, hash.positions()[b]).length_squared();
+                let da = bounds.delta(before, hash.position(a)).length_squared();
+                let db = bounds.delta(before, hash.position(b)).length_squared();
                 da.total_cmp(&db)
             })
             .map(|slot| hash.entity(slot));

@@ -66,12 +66,12 @@ fn two_mixed_species_sort_themselves_into_groups() {
     let hash = fresh_hash(&mut app);
     let (mut same, mut same_n, mut other, mut other_n) = (0.0, 0, 0.0, 0);
     for i in 0..hash.len() {
-        let vi = hash.velocities()[i].normalize();
-        hash.for_each_within(hash.positions()[i], 50.0, |hit| {
+        let vi = hash.velocity(i).normalize();
+        hash.for_each_within(hash.position(i), 50.0, |hit| {
             if hit.slot == i {
                 return;
             }
-            let agree = vi.dot(hash.velocities()[hit.slot].normalize());
+            let agree = vi.dot(hash.velocity(hit.slot).normalize());
             if hash.species()[hit.slot] == hash.species()[i] {
                 same += agree;
                 same_n += 1;

@@ -6,7 +6,9 @@ use bevy::utils::Parallel;
 use crate::behaviours::{FlockSums, RuleWeights, flocking_force, tie_break};
 use crate::components::{Acceleration, Arrive, Boid, HashSlot, MaxSpeed};
 use crate::hash::{KNearest, SpatialHash};
+use crate::kernel::{Observer, radius_sums};
 use crate::neighbours::for_each_neighbour;
+use crate::params::NeighbourMode;
 use crate::stats::{FlockStats, PassCounts};
 use crate::systems::prepare::StepConfig;
 
@@ -20,14 +22,20 @@ fn neighbour_sums(
     nearest: &mut KNearest,
 ) -> (FlockSums, u64) {
     let own_species = hash.species()[slot];
-    let (velocities, species) = (hash.velocities(), hash.species());
+    let perception = &config.perception;
+    if perception.mode == NeighbourMode::Radius && !hash.folds(1) {
+        let observer = Observer::new(hash, slot, perception, config.separation2);
+        return radius_sums(hash, &observer);
+    }
+    // Topological neighbours, or a world so small the 3x3 block folds onto itself.
+    let species = hash.species();
     let mut sums = FlockSums::default();
     let candidates = for_each_neighbour(hash, &config.perception, slot, nearest, |hit| {
         let j = hit.slot;
         sums.add(
             hit.delta,
             hit.distance_squared,
-            velocities[j],
+            hash.velocity(j),
             species[j] == own_species,
             config.separation2,
             || tie_break(slot, j),
@@ -65,7 +73,7 @@ pub(crate) fn flock(
                 let nearest = nearest.get_or_insert_with(|| KNearest::new(0));
                 neighbour_sums(&hash, &config, slot, nearest)
             });
-            let v = hash.velocities()[slot];
+            let v = hash.velocity(slot);
             let speed = max_speed.map_or(params.max_speed, |m| m.0);
             acceleration.0 += flocking_force(&sums, v, speed, params.max_force, weights, unit);
             counts.scope(|c| {

@@ -18,10 +18,10 @@ pub const MAX_DT: f32 = 0.1;
 /// `p += v dt`, then wrapped or kept inside `bounds`. A non-finite acceleration counts as zero.
 ///
 /// A boid already at its minimum speed cannot brake any further, so the part of the force that
-/// would slow it below `min_speed` turns it instead: its heading rotates toward the force (to
-/// the left when the force is dead against it) by `|a| dt / min_speed` radians, at most a
-/// quarter turn a step. That is how a bird flying straight at a wall banks around instead of
-/// pressing on at its slowest. A stopped boid with a minimum speed sets off along +x.
+/// would slow it below `min_speed` turns it instead: its heading turns toward the force (to the
+/// left when the force is dead against it) by `atan(|a| dt / min_speed)`, so less than a quarter
+/// turn a step. That is how a bird flying straight at a wall banks around instead of pressing on
+/// at its slowest. A stopped boid with a minimum speed sets off along +x.
 #[inline]
 pub fn integrate_one(
     p: Vec2,
@@ -42,9 +42,8 @@ pub fn integrate_one(
         let heading = old.try_normalize().unwrap_or(Vec2::X);
         let left = heading.perp();
         let side = if a.dot(left) >= 0.0 { left } else { -left };
-        let turn = (a.length() * dt / min_speed).min(core::f32::consts::FRAC_PI_2);
-        let (sin, cos) = turn.sin_cos();
-        v = (heading * cos + side * sin).normalize_or(heading) * min_speed;
+        let turn = a.length() * dt / min_speed;
+        v = (heading + side * turn).normalize_or(heading) * min_speed;
     }
     if !v.is_finite() {
         v = Vec2::ZERO;
@@ -54,25 +53,24 @@ pub fn integrate_one(
         Edges::Wrap => p = bounds.wrap_point(p),
         Edges::TurnBack { .. } => {
             let r = bounds.rect;
-            if p.x < r.min.x || p.x > r.max.x {
-                p.x = p.x.clamp(r.min.x, r.max.x);
-                v.x = if p.x <= r.min.x {
-                    v.x.abs()
-                } else {
-                    -v.x.abs()
-                };
-            }
-            if p.y < r.min.y || p.y > r.max.y {
-                p.y = p.y.clamp(r.min.y, r.max.y);
-                v.y = if p.y <= r.min.y {
-                    v.y.abs()
-                } else {
-                    -v.y.abs()
-                };
-            }
+            wall(&mut p.x, &mut v.x, r.min.x, r.max.x);
+            wall(&mut p.y, &mut v.y, r.min.y, r.max.y);
         }
     }
     (p, v)
+}
+
+/// A hard wall on one axis: a coordinate outside `lo..=hi` is put back on the edge and its
+/// velocity turned to point inside.
+#[inline]
+fn wall(x: &mut f32, v: &mut f32, lo: f32, hi: f32) {
+    if *x < lo {
+        *x = lo;
+        *v = v.abs();
+    } else if *x > hi {
+        *x = hi;
+        *v = -v.abs();
+    }
 }
 
 /// Integrates every boid and hunter in parallel and resets its acceleration. Units
