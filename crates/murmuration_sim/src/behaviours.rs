@@ -168,9 +168,14 @@ pub fn turn_back_direction(p: Vec2, rect: Rect, margin: f32) -> Vec2 {
 /// within `safe = radius + avoid_distance`, push away along `-d / |d|` with strength
 /// `(safe - |d|) / avoid_distance` (0 at the safe distance, 1 at the obstacle's edge, more inside).
 /// Sum it over obstacles and steer along the sum. A boid exactly on the centre is pushed along
-/// `tie_break`.
+/// `tie_break()` (only asked for then).
 #[inline]
-pub fn obstacle_push(d: Vec2, radius: f32, avoid_distance: f32, tie_break: Vec2) -> Vec2 {
+pub fn obstacle_push(
+    d: Vec2,
+    radius: f32,
+    avoid_distance: f32,
+    tie_break: impl FnOnce() -> Vec2,
+) -> Vec2 {
     let safe = radius + avoid_distance;
     let d2 = d.length_squared();
     if d2 >= safe * safe {
@@ -180,20 +185,21 @@ pub fn obstacle_push(d: Vec2, radius: f32, avoid_distance: f32, tie_break: Vec2)
     let away = if distance > 0.0 {
         -d / distance
     } else {
-        tie_break
+        tie_break()
     };
     away * ((safe - distance) / avoid_distance)
 }
 
 /// Flee direction from one threat at delta `d` (from the boid to the threat): `-d / |d|` within
-/// `flee_radius`, else zero. Sum over threats and steer along the sum.
+/// `flee_radius`, else zero. Sum over threats and steer along the sum. A boid exactly on the
+/// threat flees along `tie_break()` (only asked for then).
 #[inline]
-pub fn flee_direction(d: Vec2, flee_radius: f32, tie_break: Vec2) -> Vec2 {
+pub fn flee_direction(d: Vec2, flee_radius: f32, tie_break: impl FnOnce() -> Vec2) -> Vec2 {
     let d2 = d.length_squared();
     if d2 > flee_radius * flee_radius {
         return Vec2::ZERO;
     }
-    d.try_normalize().map_or(tie_break, |u| -u)
+    d.try_normalize().map_or_else(tie_break, |u| -u)
 }
 
 /// Arrive: steer toward a target at delta `d` with desired speed

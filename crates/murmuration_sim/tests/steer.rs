@@ -64,10 +64,10 @@ fn coincident_things_push_along_the_tie_break() {
     let push = separation_push(Vec2::ZERO, 0.0, || Vec2::X);
     assert!(push.is_finite() && push.x > 0.0 && push.y == 0.0);
     assert_eq!(
-        obstacle_push(Vec2::ZERO, 10.0, 30.0, Vec2::Y),
+        obstacle_push(Vec2::ZERO, 10.0, 30.0, || Vec2::Y),
         Vec2::Y * (40.0 / 30.0)
     );
-    assert_eq!(flee_direction(Vec2::ZERO, 100.0, -Vec2::X), -Vec2::X);
+    assert_eq!(flee_direction(Vec2::ZERO, 100.0, || -Vec2::X), -Vec2::X);
 }
 
 #[test]

@@ -44,6 +44,13 @@ fn neighbour_sums(
     (sums, candidates)
 }
 
+/// What each thread keeps between boids: its counts, and the list the topological mode fills.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    counts: PassCounts,
+    nearest: Option<KNearest>,
+}
+
 /// Adds the three flocking rules to every boid's [`Acceleration`], in parallel.
 ///
 /// Boids with [`Arrive`] (units) get separation only. A boid spawned since the hash was built
@@ -52,8 +59,7 @@ pub(crate) fn flock(
     config: Res<StepConfig>,
     hash: Res<SpatialHash>,
     mut boids: Query<(&HashSlot, &mut Acceleration, Option<&MaxSpeed>, Has<Arrive>), With<Boid>>,
-    mut counts: Local<Parallel<PassCounts>>,
-    scratch: Local<Parallel<Option<KNearest>>>,
+    mut scratch: Local<Parallel<Scratch>>,
     mut stats: ResMut<FlockStats>,
 ) {
     let params = &config.params;
@@ -69,23 +75,22 @@ pub(crate) fn flock(
             if slot >= hash.len() {
                 return;
             }
-            let (sums, candidates) = scratch.scope(|nearest| {
-                let nearest = nearest.get_or_insert_with(|| KNearest::new(0));
-                neighbour_sums(&hash, &config, slot, nearest)
+            let sums = scratch.scope(|scratch| {
+                let nearest = scratch.nearest.get_or_insert_with(|| KNearest::new(0));
+                let (sums, candidates) = neighbour_sums(&hash, &config, slot, nearest);
+                scratch.counts.candidates += candidates;
+                scratch.counts.neighbours += u64::from(sums.neighbours);
+                sums
             });
             let v = hash.velocity(slot);
             let speed = max_speed.map_or(params.max_speed, |m| m.0);
             acceleration.0 += flocking_force(&sums, v, speed, params.max_force, weights, unit);
-            counts.scope(|c| {
-                c.candidates += candidates;
-                c.neighbours += u64::from(sums.neighbours);
-            });
         });
     let (mut candidates, mut neighbours) = (0, 0);
-    for c in counts.iter_mut() {
-        candidates += c.candidates;
-        neighbours += c.neighbours;
-        *c = PassCounts::default();
+    for scratch in scratch.iter_mut() {
+        candidates += scratch.counts.candidates;
+        neighbours += scratch.counts.neighbours;
+        scratch.counts = PassCounts::default();
     }
     stats.candidates = candidates;
     stats.neighbours = neighbours;

@@ -58,7 +58,9 @@ pub(crate) fn avoid_obstacles(
         let mut dir = Vec2::ZERO;
         for (i, &(centre, radius)) in list.iter().enumerate() {
             let d = bounds.delta(p.0, centre);
-            dir += obstacle_push(d, radius, params.avoid_distance, tie_break(i, usize::MAX));
+            dir += obstacle_push(d, radius, params.avoid_distance, || {
+                tie_break(i, usize::MAX)
+            });
         }
         if dir != Vec2::ZERO {
             let speed = max_speed.map_or(params.max_speed, |m| m.0);
@@ -100,11 +102,9 @@ pub(crate) fn flee_predators(
             let mut dir = Vec2::ZERO;
             for (i, &(predator, q)) in list.iter().enumerate() {
                 if predator != me {
-                    dir += flee_direction(
-                        bounds.delta(p.0, q),
-                        params.flee_radius,
-                        tie_break(i, usize::MAX),
-                    );
+                    dir += flee_direction(bounds.delta(p.0, q), params.flee_radius, || {
+                        tie_break(i, usize::MAX)
+                    });
                 }
             }
             if dir != Vec2::ZERO {
