@@ -29,12 +29,14 @@
 pub mod behaviours;
 pub mod bounds;
 pub mod components;
+pub mod control;
 pub mod hash;
 mod kernel;
 pub mod metrics;
 pub mod neighbours;
 pub mod params;
 pub mod plugin;
+pub mod population;
 pub mod spawn;
 pub mod stats;
 mod systems;
@@ -44,11 +46,13 @@ pub use components::{
     Acceleration, Arrive, Attractor, Boid, HashSlot, Hunter, MaxSpeed, Obstacle, Position,
     Predator, Species, Velocity,
 };
+pub use control::SimulationControl;
 pub use hash::{HashHit, KNearest, SpatialHash};
 pub use neighbours::{Perception, for_each_neighbour, neighbours_of};
 pub use params::{FlockParams, NeighbourMode, ParamIssue};
 pub use plugin::{BoidsPlugin, BoidsSystems};
-pub use spawn::{FlockSpawn, spawn_flock};
+pub use population::{FlockPopulation, ResetFlock};
+pub use spawn::{FlockIndex, FlockSpawn, spawn_flock};
 pub use stats::FlockStats;
 pub use systems::integrate::{MAX_DT, integrate_one};
 pub use systems::sync::heading_rotation;
@@ -56,8 +60,9 @@ pub use systems::sync::heading_rotation;
 /// `use murmuration_sim::prelude::*;` brings the plugin, the components and the resources.
 pub mod prelude {
     pub use crate::{
-        Acceleration, Arrive, Attractor, Boid, BoidsPlugin, BoidsSystems, Edges, FlockParams,
-        FlockSpawn, FlockStats, HashSlot, Hunter, MaxSpeed, NeighbourMode, Obstacle, Position,
-        Predator, SimulationBounds, SpatialHash, Species, Velocity,
+        Acceleration, Arrive, Attractor, Boid, BoidsPlugin, BoidsSystems, Edges, FlockIndex,
+        FlockParams, FlockPopulation, FlockSpawn, FlockStats, HashSlot, Hunter, MaxSpeed,
+        NeighbourMode, Obstacle, Position, Predator, ResetFlock, SimulationBounds,
+        SimulationControl, SpatialHash, Species, Velocity,
     };
 }

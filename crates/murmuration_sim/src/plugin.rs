@@ -12,10 +12,12 @@ use crate::components::{
     Acceleration, Arrive, Attractor, Boid, HashSlot, Hunter, MaxSpeed, Obstacle, Position,
     Predator, Species, Velocity,
 };
+use crate::control::{SimulationControl, consume_step};
 use crate::hash::{HashHit, KNearest, SpatialHash};
 use crate::neighbours::Perception;
 use crate::params::{FlockParams, NeighbourMode, ParamIssue};
-use crate::spawn::FlockSpawn;
+use crate::population::{FlockPopulation, ResetFlock, maintain_population};
+use crate::spawn::{FlockIndex, FlockSpawn};
 use crate::stats::FlockStats;
 use crate::systems::{build, flocking, forces, integrate, prepare, sync};
 
@@ -128,6 +130,9 @@ impl Plugin for BoidsPlugin {
             .register_type::<SpatialHash>()
             .register_type::<FlockStats>()
             .register_type::<FlockSpawn>()
+            .register_type::<FlockIndex>()
+            .register_type::<FlockPopulation>()
+            .register_type::<SimulationControl>()
             .register_type::<HashHit>()
             .register_type::<KNearest>()
             .register_type::<Perception>()
@@ -145,6 +150,8 @@ impl Plugin for BoidsPlugin {
         };
         app.init_resource::<SpatialHash>()
             .init_resource::<FlockStats>()
+            .init_resource::<SimulationControl>()
+            .add_message::<ResetFlock>()
             .init_resource::<prepare::StepConfig>();
 
         let schedule = self.schedule;
@@ -198,7 +205,16 @@ impl Plugin for BoidsPlugin {
         );
         app.add_systems(
             schedule,
-            integrate::integrate.in_set(BoidsSystems::Integrate),
+            (integrate::integrate, consume_step)
+                .chain()
+                .in_set(BoidsSystems::Integrate),
+        );
+        // Before `First`, so a user's systems there already see the flock at its size.
+        app.add_systems(
+            schedule,
+            maintain_population
+                .run_if(resource_exists::<FlockPopulation>)
+                .before(BoidsSystems::First),
         );
         app.add_systems(
             PostUpdate,

@@ -10,9 +10,10 @@ use crate::params::FlockParams;
 /// A command that spawns `count` boids at seeded random positions in `region`, flying in seeded
 /// random directions at between half and all of the flock's top speed (never below its minimum).
 ///
-/// Species are dealt round-robin, `i % species`, so every species gets about the same number.
-/// The generator is xoshiro256++ seeded with `seed`: the same seed, count, region and
-/// [`FlockParams`] give the same boids, bit for bit, on every platform.
+/// Boids are numbered from `first_index` ([`FlockIndex`]); species are dealt round-robin,
+/// `index % species`, so every species gets about the same number. Each boid draws from its own
+/// xoshiro256++ generator seeded with `seed` and its index, so boid `i` of a seed is always the
+/// same, bit for bit, on every platform (given the same region and [`FlockParams`]).
 ///
 /// ```
 /// # use bevy::prelude::*;
@@ -32,7 +33,14 @@ pub struct FlockSpawn {
     pub seed: u64,
     /// Where the boids start, world units.
     pub region: Rect,
+    /// The [`FlockIndex`] of the first boid.
+    pub first_index: u32,
 }
+
+/// A boid's number within its seeded flock (see [`FlockSpawn`]).
+#[derive(Component, Reflect, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[reflect(Component, Debug, Clone)]
+pub struct FlockIndex(pub u32);
 
 impl FlockSpawn {
     /// `count` boids of one species over the default 1280 x 720 bounds.
@@ -42,6 +50,7 @@ impl FlockSpawn {
             species: 1,
             seed,
             region: crate::SimulationBounds::default().rect,
+            first_index: 0,
         }
     }
 
@@ -61,21 +70,26 @@ impl FlockSpawn {
     pub fn boids(
         &self,
         params: &FlockParams,
-    ) -> impl Iterator<Item = (Position, Velocity, Species)> {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(self.seed);
+    ) -> impl Iterator<Item = (FlockIndex, Position, Velocity, Species)> {
         let region = Rect::from_corners(self.region.min, self.region.max);
-        let species = self.species.max(1);
+        let species = u32::from(self.species.max(1));
         let top = params.max_speed.max(0.0);
         let floor = params.min_speed.clamp(0.0, top);
-        (0..self.count).map(move |i| {
+        let seed = self.seed;
+        (0..self.count as u32).map(move |k| {
+            let index = self.first_index.wrapping_add(k);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(
+                seed ^ u64::from(index).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            );
             let x = region.min.x + rng.random::<f32>() * region.width();
             let y = region.min.y + rng.random::<f32>() * region.height();
             let angle = rng.random::<f32>() * core::f32::consts::TAU;
             let speed = (top * (0.5 + 0.5 * rng.random::<f32>())).max(floor);
             (
+                FlockIndex(index),
                 Position(Vec2::new(x, y)),
                 Velocity(Vec2::from_angle(angle) * speed),
-                Species((i % species as usize) as u16),
+                Species((index % species) as u16),
             )
         })
     }
@@ -91,7 +105,7 @@ impl Command for FlockSpawn {
             .unwrap_or_default();
         let boids: Vec<_> = self
             .boids(&params)
-            .map(|(p, v, s)| (Boid, p, v, s))
+            .map(|(i, p, v, s)| (Boid, i, p, v, s))
             .collect();
         world.spawn_batch(boids);
     }

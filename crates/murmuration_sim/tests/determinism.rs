@@ -112,7 +112,8 @@ fn the_seeded_spawn_is_reproducible() {
     assert_eq!(a, b);
     assert_ne!(a, c);
     let region = SimulationBounds::default().rect;
-    for (p, v, _) in &a {
+    for (i, (index, p, v, _)) in a.iter().enumerate() {
+        assert_eq!(index.0 as usize, i);
         assert!(region.contains(p.0));
         let s = v.length();
         assert!(

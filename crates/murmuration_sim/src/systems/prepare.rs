@@ -4,6 +4,7 @@ use bevy::prelude::*;
 
 use crate::bounds::SimulationBounds;
 use crate::components::{Acceleration, Boid, Hunter, Position, Velocity};
+use crate::control::SimulationControl;
 use crate::neighbours::Perception;
 use crate::params::{FlockParams, ParamIssue};
 use crate::stats::FlockStats;
@@ -126,10 +127,11 @@ pub(crate) fn warn_missing_resources(
     }
 }
 
-/// Run condition: the resources a step needs are present.
+/// Run condition: the resources a step needs are present and the flock is not paused.
 pub(crate) fn can_step(
     params: Option<Res<FlockParams>>,
     bounds: Option<Res<SimulationBounds>>,
+    control: Option<Res<SimulationControl>>,
 ) -> bool {
-    params.is_some() && bounds.is_some()
+    params.is_some() && bounds.is_some() && control.is_none_or(|c| c.may_step())
 }

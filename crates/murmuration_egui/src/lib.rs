@@ -1,0 +1,80 @@
+//! The settings panel of [bevy_murmuration](https://crates.io/crates/bevy_murmuration), in
+//! [bevy_egui](https://crates.io/crates/bevy_egui): sliders for every flock parameter, presets
+//! that retune the live flock, the boid and species counts, the predator, obstacles, drawing and
+//! debug overlays, and live readouts (FPS, step and hash-build time, distance checks, neighbours).
+//!
+//! Clicks and drags on the panel never reach the flock: the plugin tells the controls through
+//! [`InputBlocked`](murmuration_render::InputBlocked).
+#![warn(missing_docs)]
+
+pub mod actions;
+pub mod panel;
+
+use bevy::prelude::*;
+use bevy_egui::{EguiGlobalSettings, EguiPlugin, EguiPrimaryContextPass, PrimaryEguiContext};
+use murmuration_render::{RenderSystems, ScreenCamera};
+
+pub use actions::{ActivePreset, PanelAction, Preset, apply_panel_actions};
+pub use panel::{MAX_BOIDS, PANEL_WIDTH, PanelOptions};
+
+/// Adds the panel (and [`EguiPlugin`] if the app has none yet). Needs
+/// [`BoidsRenderPlugin`](murmuration_render::BoidsRenderPlugin).
+#[derive(Debug, Clone, Default)]
+pub struct BoidsEguiPlugin {
+    options: PanelOptions,
+    preset: Preset,
+}
+
+impl BoidsEguiPlugin {
+    /// A panel titled `title`, showing `preset` as the active one.
+    pub fn new(title: impl Into<String>, preset: Preset) -> Self {
+        Self {
+            options: PanelOptions {
+                title: title.into(),
+                ..default()
+            },
+            preset,
+        }
+    }
+
+    /// Hides the preset picker (for an example that is about one preset).
+    pub fn without_presets(mut self) -> Self {
+        self.options.presets = false;
+        self
+    }
+}
+
+impl Plugin for BoidsEguiPlugin {
+    fn build(&self, app: &mut App) {
+        if !app.is_plugin_added::<EguiPlugin>() {
+            app.add_plugins(EguiPlugin::default());
+        }
+        // The UI goes on the screen camera, not on the one that draws into the trail canvas.
+        match app.world_mut().get_resource_mut::<EguiGlobalSettings>() {
+            Some(mut settings) => settings.auto_create_primary_context = false,
+            None => {
+                app.insert_resource(EguiGlobalSettings {
+                    auto_create_primary_context: false,
+                    ..default()
+                });
+            }
+        }
+        app.insert_resource(self.options.clone())
+            .insert_resource(ActivePreset(self.preset))
+            .register_type::<PanelOptions>()
+            .register_type::<ActivePreset>()
+            .register_type::<Preset>()
+            .add_message::<PanelAction>()
+            .add_observer(use_screen_camera)
+            .add_systems(EguiPrimaryContextPass, panel::draw_panel)
+            .add_systems(
+                Update,
+                (panel::block_input, apply_panel_actions).before(RenderSystems::Controls),
+            );
+    }
+}
+
+/// Puts the UI on the screen camera when it appears.
+fn use_screen_camera(add: On<Add, ScreenCamera>, mut commands: Commands) {
+    commands.entity(add.entity).insert(PrimaryEguiContext);
+}

@@ -1,0 +1,397 @@
+//! The side panel and the help line.
+
+use bevy::prelude::*;
+use bevy_egui::EguiContexts;
+use bevy_egui::egui::{self, Color32, Id, LayerId, RichText, Slider, Ui, UiBuilder};
+use bevy_egui::input::EguiWantsInput;
+use murmuration_render::{
+    ColourMode, FlockControls, FlockLook, HELP, InputBlocked, PointerRole, ViewInsets,
+};
+use murmuration_sim::{
+    Edges, FlockParams, FlockPopulation, FlockStats, NeighbourMode, SimulationBounds,
+    SimulationControl,
+};
+
+use crate::actions::{ActivePreset, PanelAction, Preset};
+
+/// Width of the panel, logical pixels.
+pub const PANEL_WIDTH: f32 = 290.0;
+/// The most boids the count slider offers.
+pub const MAX_BOIDS: usize = 20_000;
+
+/// What the panel offers, so an example can leave out what does not fit it.
+#[derive(Resource, Reflect, Debug, Clone, PartialEq)]
+#[reflect(Resource, Debug, Clone)]
+pub struct PanelOptions {
+    /// The title at the top.
+    pub title: String,
+    /// Show the preset picker.
+    pub presets: bool,
+}
+
+impl Default for PanelOptions {
+    fn default() -> Self {
+        Self {
+            title: "bevy_murmuration".into(),
+            presets: true,
+        }
+    }
+}
+
+/// Smoothed frame rate for the readout.
+#[derive(Default)]
+pub(crate) struct FrameRate {
+    mean_dt: f32,
+}
+
+/// The resources the panel edits.
+#[derive(bevy::ecs::system::SystemParam)]
+pub(crate) struct Edited<'w> {
+    params: ResMut<'w, FlockParams>,
+    bounds: ResMut<'w, SimulationBounds>,
+    look: ResMut<'w, FlockLook>,
+    controls: ResMut<'w, FlockControls>,
+    control: ResMut<'w, SimulationControl>,
+    population: Option<ResMut<'w, FlockPopulation>>,
+    #[cfg(feature = "debug")]
+    debug: ResMut<'w, murmuration_render::debug::FlockDebug>,
+}
+
+/// Draws the panel (unless H hid it) and the help line, and tells the view how much it covers.
+pub(crate) fn draw_panel(
+    mut contexts: EguiContexts,
+    mut edited: Edited,
+    stats: Res<FlockStats>,
+    time: Res<Time<Real>>,
+    options: Res<PanelOptions>,
+    active: Res<ActivePreset>,
+    mut insets: ResMut<ViewInsets>,
+    mut actions: MessageWriter<PanelAction>,
+    mut rate: Local<FrameRate>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    let dt = time.delta_secs();
+    if dt > 0.0 {
+        rate.mean_dt = if rate.mean_dt == 0.0 {
+            dt
+        } else {
+            rate.mean_dt * 0.95 + dt * 0.05
+        };
+    }
+    help_line(ctx);
+    let visible = edited.controls.panel_visible;
+    let width = if visible { PANEL_WIDTH } else { 0.0 };
+    if insets.left != width {
+        insets.left = width;
+    }
+    if !visible {
+        return Ok(());
+    }
+    let mut root = Ui::new(
+        ctx.clone(),
+        Id::new("murmuration_root"),
+        UiBuilder::new()
+            .layer_id(LayerId::background())
+            .max_rect(ctx.content_rect()),
+    );
+    egui::Panel::left("murmuration_panel")
+        .resizable(false)
+        .exact_size(PANEL_WIDTH)
+        .show(&mut root, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                ui.heading(&options.title);
+                readouts(ui, &stats, rate.mean_dt);
+                ui.separator();
+                run_controls(ui, &mut edited, &mut actions);
+                if options.presets {
+                    ui.separator();
+                    presets(ui, active.0, &mut actions);
+                }
+                ui.separator();
+                population(ui, &mut edited, &mut actions);
+                flocking(ui, &mut edited);
+                edges(ui, &mut edited);
+                predators(ui, &mut edited, &mut actions);
+                drawing(ui, &mut edited);
+                #[cfg(feature = "debug")]
+                debug_overlays(ui, &mut edited);
+            });
+        });
+    Ok(())
+}
+
+/// Tells the flock controls which input the UI took.
+pub(crate) fn block_input(wants: Res<EguiWantsInput>, mut blocked: ResMut<InputBlocked>) {
+    let now = InputBlocked {
+        pointer: wants.wants_any_pointer_input(),
+        keyboard: wants.wants_any_keyboard_input(),
+    };
+    if *blocked != now {
+        *blocked = now;
+    }
+}
+
+fn help_line(ctx: &egui::Context) {
+    egui::Area::new(Id::new("murmuration_help"))
+        .anchor(egui::Align2::CENTER_BOTTOM, egui::vec2(0.0, -8.0))
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::new()
+                .fill(Color32::from_black_alpha(200))
+                .corner_radius(4.0)
+                .inner_margin(egui::Margin::symmetric(8, 4))
+                .show(ui, |ui| {
+                    ui.label(RichText::new(HELP).color(Color32::WHITE).small());
+                });
+        });
+}
+
+fn readouts(ui: &mut Ui, stats: &FlockStats, mean_dt: f32) {
+    let ms = |d: core::time::Duration| d.as_secs_f64() * 1e3;
+    egui::Grid::new("readouts").num_columns(2).show(ui, |ui| {
+        let fps = if mean_dt > 0.0 { 1.0 / mean_dt } else { 0.0 };
+        ui.label("FPS");
+        ui.label(format!("{fps:.0}"));
+        ui.end_row();
+        ui.label("Boids");
+        ui.label(stats.boids.to_string());
+        ui.end_row();
+        ui.label("Step");
+        ui.label(format!("{:.2} ms", ms(stats.step_time())));
+        ui.end_row();
+        ui.label("Hash build");
+        ui.label(format!("{:.2} ms", ms(stats.hash_build)));
+        ui.end_row();
+        ui.label("Distance checks");
+        ui.label(format!(
+            "{} ({:.1}/boid)",
+            stats.candidates,
+            stats.candidates_per_boid()
+        ));
+        ui.end_row();
+        ui.label("Neighbours");
+        ui.label(format!(
+            "{} ({:.1}/boid)",
+            stats.neighbours,
+            stats.neighbours_per_boid()
+        ));
+        ui.end_row();
+    });
+}
+
+fn run_controls(ui: &mut Ui, edited: &mut Edited, actions: &mut MessageWriter<PanelAction>) {
+    ui.horizontal(|ui| {
+        let label = if edited.control.paused {
+            "Run"
+        } else {
+            "Pause"
+        };
+        if ui.button(label).clicked() {
+            edited.control.toggle_pause();
+        }
+        if ui.button("Step").clicked() {
+            edited.control.step_once();
+        }
+        if ui.button("Reset").clicked() {
+            actions.write(PanelAction::Reset);
+        }
+    });
+}
+
+fn presets(ui: &mut Ui, active: Preset, actions: &mut MessageWriter<PanelAction>) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Preset");
+        for preset in Preset::ALL {
+            if ui
+                .selectable_label(active == preset, preset.name())
+                .clicked()
+            {
+                actions.write(PanelAction::Preset(preset));
+            }
+        }
+    });
+}
+
+fn population(ui: &mut Ui, edited: &mut Edited, actions: &mut MessageWriter<PanelAction>) {
+    let Some(population) = edited.population.as_deref_mut() else {
+        return;
+    };
+    let mut count = population.count;
+    let mut species = population.species;
+    ui.add(
+        Slider::new(&mut count, 0..=MAX_BOIDS)
+            .logarithmic(true)
+            .text("boids"),
+    );
+    ui.add(Slider::new(&mut species, 1..=4).text("species"));
+    if count != population.count {
+        actions.write(PanelAction::BoidCount(count));
+    }
+    if species != population.species {
+        population.species = species;
+    }
+    ui.label(format!("seed {}", population.seed));
+}
+
+/// Edits a copy of `value` and writes it back only if it changed, so an idle panel does not
+/// mark the resource changed every frame.
+fn edit<T: Clone + PartialEq>(value: &mut Mut<T>, ui: &mut Ui, f: impl FnOnce(&mut Ui, &mut T)) {
+    let mut copy = (**value).clone();
+    f(ui, &mut copy);
+    if copy != **value {
+        **value = copy;
+    }
+}
+
+fn flocking(ui: &mut Ui, edited: &mut Edited) {
+    ui.collapsing("Flocking", |ui| {
+        edit(&mut edited.params.reborrow(), ui, |ui, p| {
+            ui.add(Slider::new(&mut p.separation_weight, 0.0..=5.0).text("separation"));
+            ui.add(Slider::new(&mut p.alignment_weight, 0.0..=5.0).text("alignment"));
+            ui.add(Slider::new(&mut p.cohesion_weight, 0.0..=5.0).text("cohesion"));
+            ui.add(Slider::new(&mut p.perception_radius, 5.0..=200.0).text("perception radius"));
+            let perception = p.perception_radius;
+            ui.add(
+                Slider::new(&mut p.separation_distance, 0.0..=perception)
+                    .text("separation distance"),
+            );
+            ui.add(Slider::new(&mut p.max_speed, 1.0..=400.0).text("max speed"));
+            let max_speed = p.max_speed;
+            ui.add(Slider::new(&mut p.min_speed, 0.0..=max_speed).text("min speed"));
+            ui.add(Slider::new(&mut p.max_force, 0.0..=1000.0).text("max force"));
+            ui.add(Slider::new(&mut p.field_of_view, 0.0..=360.0).text("field of view"));
+            ui.horizontal(|ui| {
+                let topological = matches!(p.neighbour_mode, NeighbourMode::Topological { .. });
+                if ui.radio(!topological, "radius").clicked() {
+                    p.neighbour_mode = NeighbourMode::Radius;
+                }
+                if ui.radio(topological, "k nearest").clicked() && !topological {
+                    p.neighbour_mode = NeighbourMode::Topological {
+                        k: NeighbourMode::STARLING_K,
+                    };
+                }
+            });
+            if let NeighbourMode::Topological { k } = &mut p.neighbour_mode {
+                ui.add(Slider::new(k, 1..=NeighbourMode::MAX_K).text("k"));
+            }
+        });
+    });
+}
+
+fn edges(ui: &mut Ui, edited: &mut Edited) {
+    ui.collapsing("Edges", |ui| {
+        edit(&mut edited.bounds.reborrow(), ui, |ui, b| {
+            ui.horizontal(|ui| {
+                let wrap = b.wraps();
+                if ui.radio(wrap, "wrap").clicked() {
+                    b.edges = Edges::Wrap;
+                }
+                if ui.radio(!wrap, "turn back").clicked() && wrap {
+                    b.edges = Edges::TURN_BACK;
+                }
+            });
+            if let Edges::TurnBack { margin, weight } = &mut b.edges {
+                ui.add(Slider::new(margin, 0.0..=200.0).text("margin"));
+                ui.add(Slider::new(weight, 0.0..=10.0).text("weight"));
+            }
+        });
+    });
+}
+
+/// The predator the panel offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PredatorMode {
+    None,
+    Mouse,
+    Hunter,
+}
+
+fn predators(ui: &mut Ui, edited: &mut Edited, actions: &mut MessageWriter<PanelAction>) {
+    ui.collapsing("Predator and obstacles", |ui| {
+        edit(&mut edited.controls.reborrow(), ui, |ui, c| {
+            let mode = if c.hunters > 0 {
+                PredatorMode::Hunter
+            } else if c.pointer == PointerRole::Predator {
+                PredatorMode::Mouse
+            } else {
+                PredatorMode::None
+            };
+            ui.horizontal(|ui| {
+                ui.label("predator");
+                for (m, name) in [
+                    (PredatorMode::None, "none"),
+                    (PredatorMode::Mouse, "mouse"),
+                    (PredatorMode::Hunter, "hunter"),
+                ] {
+                    if ui.radio(mode == m, name).clicked() && mode != m {
+                        c.hunters = usize::from(m == PredatorMode::Hunter);
+                        c.pointer = if m == PredatorMode::Mouse {
+                            PointerRole::Predator
+                        } else {
+                            PointerRole::Off
+                        };
+                    }
+                }
+            });
+            let mut attract = c.pointer == PointerRole::Attractor;
+            if ui.checkbox(&mut attract, "mouse attracts").changed() {
+                c.pointer = if attract {
+                    PointerRole::Attractor
+                } else {
+                    PointerRole::Predator
+                };
+            }
+            if c.hunters > 0 {
+                let mut hunters = c.hunters;
+                ui.add(Slider::new(&mut hunters, 1..=8).text("hunters"));
+                c.hunters = hunters;
+            }
+            ui.checkbox(&mut c.click_obstacles, "click places obstacles");
+            ui.add(Slider::new(&mut c.obstacle_radius, 5.0..=120.0).text("obstacle radius"));
+        });
+        edit(&mut edited.params.reborrow(), ui, |ui, p| {
+            ui.add(Slider::new(&mut p.flee_radius, 0.0..=300.0).text("flee radius"));
+            ui.add(Slider::new(&mut p.flee_weight, 0.0..=10.0).text("flee weight"));
+            ui.add(Slider::new(&mut p.avoid_distance, 1.0..=100.0).text("avoid distance"));
+            ui.add(Slider::new(&mut p.obstacle_weight, 0.0..=10.0).text("obstacle weight"));
+        });
+        if ui.button("Clear obstacles").clicked() {
+            actions.write(PanelAction::ClearObstacles);
+        }
+    });
+}
+
+fn drawing(ui: &mut Ui, edited: &mut Edited) {
+    ui.collapsing("Drawing", |ui| {
+        edit(&mut edited.look.reborrow(), ui, |ui, look| {
+            ui.horizontal(|ui| {
+                ui.label("colour");
+                ui.radio_value(&mut look.colour, ColourMode::Heading, "heading");
+                ui.radio_value(&mut look.colour, ColourMode::Species, "species");
+                ui.radio_value(&mut look.colour, ColourMode::Single, "single");
+            });
+            ui.checkbox(&mut look.trails, "trails");
+            ui.add(
+                Slider::new(&mut look.trail_seconds, 0.02..=2.0)
+                    .logarithmic(true)
+                    .text("trail length (s)"),
+            );
+            ui.add(Slider::new(&mut look.boid_length, 2.0..=40.0).text("boid size"));
+            look.boid_width = look.boid_length * 0.65;
+        });
+    });
+}
+
+#[cfg(feature = "debug")]
+fn debug_overlays(ui: &mut Ui, edited: &mut Edited) {
+    ui.collapsing("Debug overlays", |ui| {
+        edit(&mut edited.debug.reborrow(), ui, |ui, d| {
+            ui.label("P or middle click picks the boid nearest the pointer");
+            ui.checkbox(&mut d.perception, "perception and field of view");
+            ui.checkbox(&mut d.neighbours, "neighbours");
+            ui.checkbox(&mut d.forces, "velocity and steering");
+            ui.checkbox(&mut d.margin, "edge margin");
+            ui.checkbox(&mut d.grid, "hash grid");
+        });
+    });
+}

@@ -1,0 +1,158 @@
+//! Drawing for [bevy_murmuration](https://crates.io/crates/bevy_murmuration): every boid a
+//! batched sprite turned along its velocity, coloured by heading or species, with fading trails;
+//! hunters, units and obstacles drawn apart; a 2D view that fits the simulation bounds; pointer,
+//! click and key controls; screenshots for smoke runs; and (feature `debug`) gizmo overlays.
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use murmuration_render::prelude::*;
+//! use murmuration_sim::prelude::*;
+//!
+//! App::new()
+//!     .add_plugins(DefaultPlugins)
+//!     .add_plugins(BoidsPlugin::default().with_params(FlockParams::fish()))
+//!     .add_plugins(BoidsRenderPlugin::new(FlockLook::fish()))
+//!     .insert_resource(FlockPopulation::new(1500, 1))
+//!     .run();
+//! ```
+#![warn(missing_docs)]
+
+pub mod capture;
+pub mod controls;
+#[cfg(feature = "debug")]
+pub mod debug;
+pub mod look;
+mod shapes;
+pub mod view;
+pub mod visuals;
+
+use bevy::prelude::*;
+use murmuration_sim::BoidsSystems;
+
+pub use capture::CapturePlugin;
+pub use controls::{
+    ControlledHunter, FlockControls, HELP, InputBlocked, PointerProxy, PointerRole,
+};
+pub use look::{ColourMode, FlockLook};
+pub use view::{FLOCK_LAYER, FlockCamera, ScreenCamera, TrailCanvas, ViewInsets, WorldView};
+pub use visuals::FlockShapes;
+
+/// `use murmuration_render::prelude::*;` brings the plugins and their settings.
+pub mod prelude {
+    pub use crate::{
+        BoidsControlsPlugin, BoidsRenderPlugin, CapturePlugin, ColourMode, FlockControls,
+        FlockLook, PointerRole, ViewInsets, WorldView,
+    };
+}
+
+/// The flock's drawing: shapes, cameras, trails and colours, plus [`BoidsControlsPlugin`] (and
+/// the debug overlays with feature `debug`). Needs Bevy's render, sprite and window plugins
+/// (`DefaultPlugins`) and [`murmuration_sim::BoidsPlugin`].
+#[derive(Debug, Clone, Default)]
+pub struct BoidsRenderPlugin {
+    look: FlockLook,
+}
+
+impl BoidsRenderPlugin {
+    /// Draws the flock with `look`.
+    pub fn new(look: FlockLook) -> Self {
+        Self { look }
+    }
+}
+
+/// The systems that move things on screen, in `Update`.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RenderSystems {
+    /// Fit the view and read the pointer.
+    View,
+    /// Act on input: pointer proxy, obstacles, hunters, keys.
+    Controls,
+    /// Colour and size the sprites, fade the trails, draw overlays.
+    Draw,
+}
+
+impl Plugin for BoidsRenderPlugin {
+    fn finish(&self, app: &mut App) {
+        // Here, not in `build`: the asset collections exist once every plugin is built, and the
+        // shapes must exist before any `Startup` system spawns an obstacle or a boid.
+        let shapes = FlockShapes::new(app.world_mut(), &self.look);
+        app.insert_resource(shapes);
+    }
+
+    fn build(&self, app: &mut App) {
+        app.insert_resource(self.look.clone())
+            .register_type::<FlockLook>()
+            .register_type::<ColourMode>()
+            .add_plugins(BoidsControlsPlugin)
+            .add_systems(Startup, view::setup_view)
+            .add_observer(visuals::on_add_boid)
+            .add_observer(visuals::on_add_arrive)
+            .add_observer(visuals::on_add_hunter)
+            .add_observer(visuals::on_add_obstacle)
+            .add_systems(Update, view::fit_view.in_set(RenderSystems::View))
+            .add_systems(
+                Update,
+                (visuals::colour_boids, view::fade_trails).in_set(RenderSystems::Draw),
+            );
+        #[cfg(feature = "debug")]
+        {
+            app.init_gizmo_group::<debug::FlockDebugGizmos>()
+                .init_resource::<debug::FlockDebug>()
+                .register_type::<debug::FlockDebug>()
+                .add_systems(
+                    Update,
+                    (debug::pick_boid, debug::draw_overlays)
+                        .chain()
+                        .in_set(RenderSystems::Draw),
+                );
+            let schedule = FixedUpdate;
+            app.add_systems(
+                schedule,
+                debug::record_steering
+                    .after(BoidsSystems::Steer)
+                    .before(BoidsSystems::Integrate),
+            );
+        }
+    }
+}
+
+/// Pointer, click and key controls (see [`controls`]), without any drawing: usable headless with
+/// a window entity and Bevy's input.
+#[derive(Debug, Clone, Default)]
+pub struct BoidsControlsPlugin;
+
+impl Plugin for BoidsControlsPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<FlockControls>()
+            .init_resource::<InputBlocked>()
+            .init_resource::<ViewInsets>()
+            .register_type::<FlockControls>()
+            .register_type::<PointerRole>()
+            .register_type::<InputBlocked>()
+            .register_type::<ViewInsets>()
+            .register_type::<WorldView>()
+            .configure_sets(
+                Update,
+                (
+                    RenderSystems::View,
+                    RenderSystems::Controls,
+                    RenderSystems::Draw,
+                )
+                    .chain(),
+            )
+            .add_systems(
+                Update,
+                controls::update_world_view.in_set(RenderSystems::View),
+            )
+            .add_systems(
+                Update,
+                (
+                    controls::follow_pointer,
+                    controls::click_obstacles,
+                    controls::keep_hunters,
+                    controls::keys,
+                )
+                    .in_set(RenderSystems::Controls),
+            );
+    }
+}

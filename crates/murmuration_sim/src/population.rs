@@ -1,0 +1,98 @@
+//! [`FlockPopulation`]: keep a seeded flock at a target size, change its species count, and reset
+//! it to its first state, as a settings panel or a game needs.
+
+use bevy::prelude::*;
+
+use crate::bounds::SimulationBounds;
+use crate::components::{Boid, Species};
+use crate::spawn::{FlockIndex, FlockSpawn};
+
+/// The flock the app wants: `count` seeded boids over `species` species. While this resource
+/// exists, a system in [`BoidsSystems::First`](crate::BoidsSystems::First) spawns or despawns
+/// boids with a [`FlockIndex`] until there are exactly `count`, keeps every boid's species at
+/// `index % species`, and answers [`ResetFlock`].
+///
+/// New boids get the next indices, and boid `i` of a seed always starts the same way, so growing
+/// a flock from 100 to 200 adds the same 100 boids a fresh 200-boid spawn would have. Shrinking
+/// despawns the highest indices first.
+#[derive(Resource, Reflect, Debug, Clone, PartialEq)]
+#[reflect(Resource, Debug, Clone)]
+pub struct FlockPopulation {
+    /// How many boids.
+    pub count: usize,
+    /// How many species, at least 1.
+    pub species: u16,
+    /// The spawn seed.
+    pub seed: u64,
+    /// Where new boids start, world units; `None` for the whole [`SimulationBounds`].
+    pub region: Option<Rect>,
+}
+
+impl FlockPopulation {
+    /// `count` boids of one species from `seed`, anywhere in the bounds.
+    pub fn new(count: usize, seed: u64) -> Self {
+        Self {
+            count,
+            species: 1,
+            seed,
+            region: None,
+        }
+    }
+
+    /// With `species` species.
+    pub fn with_species(mut self, species: u16) -> Self {
+        self.species = species;
+        self
+    }
+}
+
+/// Despawns the whole population and spawns it again from its seed: the same flock as at the
+/// start.
+#[derive(Message, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ResetFlock;
+
+/// Brings the flock to what [`FlockPopulation`] asks.
+pub(crate) fn maintain_population(
+    mut commands: Commands,
+    population: Res<FlockPopulation>,
+    bounds: Option<Res<SimulationBounds>>,
+    mut resets: MessageReader<ResetFlock>,
+    mut boids: Query<(Entity, &FlockIndex, &mut Species), With<Boid>>,
+    mut members: Local<Vec<(u32, Entity)>>,
+) {
+    let region = population
+        .region
+        .or(bounds.map(|b| b.rect))
+        .unwrap_or(SimulationBounds::default().rect);
+    let spawn = |first: u32, count: usize| FlockSpawn {
+        count,
+        species: population.species,
+        seed: population.seed,
+        region,
+        first_index: first,
+    };
+    if resets.read().count() > 0 {
+        for (entity, ..) in &boids {
+            commands.entity(entity).despawn();
+        }
+        commands.queue(spawn(0, population.count));
+        return;
+    }
+    let species = population.species.max(1);
+    members.clear();
+    for (entity, index, mut s) in &mut boids {
+        members.push((index.0, entity));
+        let wanted = Species((index.0 % u32::from(species)) as u16);
+        s.set_if_neq(wanted);
+    }
+    let have = members.len();
+    if have < population.count {
+        let next = members.iter().map(|m| m.0 + 1).max().unwrap_or(0);
+        commands.queue(spawn(next, population.count - have));
+    } else if have > population.count {
+        members.sort_unstable();
+        for &(_, entity) in &members[population.count..] {
+            commands.entity(entity).despawn();
+        }
+    }
+}

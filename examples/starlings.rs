@@ -1,0 +1,34 @@
+//! A murmuration of starlings at dusk: thousands of fast birds in one dense cloud that splits around the mouse and closes up behind it.
+
+use bevy::prelude::*;
+use bevy_murmuration::prelude::*;
+
+fn main() {
+    App::new()
+        .add_plugins(DefaultPlugins.set(WindowPlugin {
+            primary_window: Some(Window {
+                title: "bevy_murmuration: starlings".into(),
+                resolution: (1280, 720).into(),
+                ..default()
+            }),
+            ..default()
+        }))
+        .insert_resource(Time::<Fixed>::from_hz(60.0))
+        .add_plugins(
+            BoidsPlugin::new(FixedUpdate)
+                .with_params(FlockParams::starlings())
+                .with_bounds(SimulationBounds::wrap(Rect::from_center_size(
+                    Vec2::ZERO,
+                    Vec2::new(1650.0, 1200.0),
+                ))),
+        )
+        .add_plugins(BoidsRenderPlugin::new(FlockLook::starlings()))
+        .add_plugins(BoidsEguiPlugin::new("Starlings", Preset::Starlings).without_presets())
+        .add_plugins(CapturePlugin)
+        // One cloud to start with, in the middle of the sky.
+        .insert_resource(FlockPopulation {
+            region: Some(Rect::from_center_size(Vec2::ZERO, Vec2::new(600.0, 400.0))),
+            ..FlockPopulation::new(5000, 1)
+        })
+        .run();
+}
