@@ -53,8 +53,8 @@ fn species_separate_from_each_other() {
 #[test]
 fn two_mixed_species_sort_themselves_into_groups() {
     // Two species dealt round-robin over one area start with half their neighbours of the other
-    // kind; once they flock, groups of one colour form, and a boid's own species shares its
-    // heading more than the other does.
+    // kind; once they flock, groups of one colour form. (Groups of the two kinds may still fly
+    // side by side, as the tutorial says, so headings across species can agree too.)
     let params = FlockParams::default();
     let bounds = SimulationBounds::wrap(rect(700.0, 700.0));
     let rect = bounds.rect;
