@@ -19,8 +19,8 @@ use crate::view::WorldView;
 pub struct FlockDebugGizmos;
 
 /// Which overlays to draw, and for which boid.
-#[derive(Resource, Reflect, Debug, Clone, PartialEq)]
-#[reflect(Resource, Debug, Clone)]
+#[derive(Resource, Reflect, Debug, Clone, Default, PartialEq)]
+#[reflect(Resource, Debug, Clone, Default)]
 pub struct FlockDebug {
     /// The boid the per-boid overlays are drawn for; P (or a middle click) picks the boid nearest
     /// the pointer. `None` picks any boid.
@@ -35,19 +35,6 @@ pub struct FlockDebug {
     pub margin: bool,
     /// The spatial hash's grid.
     pub grid: bool,
-}
-
-impl Default for FlockDebug {
-    fn default() -> Self {
-        Self {
-            picked: None,
-            perception: false,
-            neighbours: false,
-            forces: false,
-            margin: false,
-            grid: false,
-        }
-    }
 }
 
 impl FlockDebug {

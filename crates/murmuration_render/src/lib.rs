@@ -27,7 +27,6 @@ pub mod view;
 pub mod visuals;
 
 use bevy::prelude::*;
-use murmuration_sim::BoidsSystems;
 
 pub use capture::CapturePlugin;
 pub use controls::{
@@ -109,8 +108,8 @@ impl Plugin for BoidsRenderPlugin {
             app.add_systems(
                 schedule,
                 debug::record_steering
-                    .after(BoidsSystems::Steer)
-                    .before(BoidsSystems::Integrate),
+                    .after(murmuration_sim::BoidsSystems::Steer)
+                    .before(murmuration_sim::BoidsSystems::Integrate),
             );
         }
     }

@@ -120,6 +120,8 @@ fn the_predator_follows_the_cursor() {
 #[test]
 fn boids_flee_the_cursor() {
     let (mut app, window) = app();
+    // 30 units from the cursor, flying straight at it.
+    let cursor = Vec2::new(400.0, 300.0);
     let boid = app
         .world_mut()
         .spawn((
@@ -128,15 +130,14 @@ fn boids_flee_the_cursor() {
             Velocity(Vec2::new(-60.0, 0.0)),
         ))
         .id();
-    set_cursor(&mut app, window, Some(Vec2::new(400.0, 300.0)));
-    for _ in 0..30 {
+    set_cursor(&mut app, window, Some(cursor));
+    for _ in 0..64 {
         app.update();
     }
     let p = app.world().get::<Position>(boid).unwrap().0;
-    assert!(
-        p.distance(Vec2::new(400.0, 300.0)) > 60.0,
-        "the boid fled to {p}"
-    );
+    let v = app.world().get::<Velocity>(boid).unwrap().0;
+    assert!(p.distance(cursor) > 60.0, "the boid fled to {p}");
+    assert!(v.dot(p - cursor) > 0.0, "and keeps flying away: {v}");
 }
 
 #[test]
@@ -182,10 +183,16 @@ fn keys_pause_step_reset_and_hide() {
     for _ in 0..20 {
         app.update();
     }
+    assert_ne!(positions(&mut app), start, "the flock moved on");
+    // The key is read in `Update`, after that frame's fixed step; the next frame's step resets
+    // the flock and runs its first step; one more matches the two steps `start` had.
     press_key(&mut app, window, KeyCode::KeyR, Key::Character("r".into()));
     app.update();
-    assert_eq!(positions(&mut app).len(), 20);
-    assert_ne!(positions(&mut app), start, "moved on since");
+    assert_eq!(
+        positions(&mut app),
+        start,
+        "back to where the seed started it"
+    );
 }
 
 fn positions(app: &mut App) -> Vec<Vec2> {
