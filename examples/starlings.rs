@@ -16,7 +16,11 @@ fn main() {
         .insert_resource(Time::<Fixed>::from_hz(60.0))
         .add_plugins(
             BoidsPlugin::new(FixedUpdate)
-                .with_params(FlockParams::starlings())
+                // A gentle pull toward the roost keeps the murmuration one wheeling cloud.
+                .with_params(FlockParams {
+                    seek_weight: 0.3,
+                    ..FlockParams::starlings()
+                })
                 .with_bounds(SimulationBounds::wrap(Rect::from_center_size(
                     Vec2::ZERO,
                     Vec2::new(1650.0, 1200.0),
@@ -28,7 +32,14 @@ fn main() {
         // One cloud to start with, in the middle of the sky.
         .insert_resource(FlockPopulation {
             region: Some(Rect::from_center_size(Vec2::ZERO, Vec2::new(600.0, 400.0))),
-            ..FlockPopulation::new(5000, 1)
+            ..FlockPopulation::new(3500, 1)
         })
+        .add_systems(Startup, roost)
         .run();
+}
+
+/// The reed bed the starlings wheel over before they settle: an attractor in the middle of the
+/// sky. (Tick "mouse attracts" in the panel and the birds follow whichever is nearer.)
+fn roost(mut commands: Commands) {
+    commands.spawn((Name::new("Roost"), Attractor, Position(Vec2::ZERO)));
 }

@@ -7,16 +7,19 @@
 //!   flock however slow the machine (or software renderer) is.
 //!
 //! The app exits with status 0 once the file is written, or 1 if the screenshot is blank (every
-//! pixel the same colour) or cannot be saved. It logs the mean real frame time.
+//! pixel the same colour) or cannot be saved. It turns vsync off and logs the mean real frame
+//! time, so the log says what a frame really costs on the machine.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use bevy::app::AppExit;
 use bevy::diagnostic::FrameCount;
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::time::TimeUpdateStrategy;
+use bevy::window::PresentMode;
 
 /// Environment variable naming the screenshot to take; the plugin does nothing without it.
 pub const CAPTURE_VAR: &str = "MURMURATION_CAPTURE";
@@ -33,7 +36,8 @@ struct Capture {
     path: PathBuf,
     frame: u32,
     requested: bool,
-    started: Option<Duration>,
+    /// Wall-clock time at frame 10 (not `Time<Real>`, which the manual time step drives).
+    started: Option<Instant>,
     outcome: Option<AppExit>,
 }
 
@@ -56,7 +60,15 @@ impl Plugin for CapturePlugin {
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
             1.0 / 60.0,
         )))
+        .add_systems(Startup, no_vsync)
         .add_systems(Last, capture);
+    }
+}
+
+/// Frames as fast as the machine draws them, so the logged frame time is the real cost.
+fn no_vsync(mut windows: Query<&mut Window>) {
+    for mut window in &mut windows {
+        window.present_mode = PresentMode::AutoNoVsync;
     }
 }
 
@@ -64,17 +76,16 @@ fn capture(
     mut commands: Commands,
     mut state: ResMut<Capture>,
     frames: Res<FrameCount>,
-    time: Res<Time<Real>>,
     mut exit: MessageWriter<AppExit>,
 ) {
     if frames.0 == 10 {
         // Timing starts once the first frames (pipeline compilation) are over.
-        state.started = Some(time.elapsed());
+        state.started = Some(Instant::now());
     }
     if let Some(outcome) = state.outcome.clone() {
         if let Some(started) = state.started {
             let measured = frames.0.saturating_sub(10).max(1);
-            let mean = (time.elapsed() - started).as_secs_f64() * 1e3 / f64::from(measured);
+            let mean = started.elapsed().as_secs_f64() * 1e3 / f64::from(measured);
             info!("capture: mean frame time {mean:.1} ms over {measured} frames");
         }
         exit.write(outcome);

@@ -44,3 +44,42 @@ pub fn share_closer_than(hash: &SpatialHash, distance: f32) -> f32 {
         .count();
     crowded as f32 / hash.len() as f32
 }
+
+/// Groups of boids linked by chains of neighbours closer than `radius` (union-find over the
+/// hash's radius queries): how many groups, and how many boids the largest holds.
+pub fn groups(hash: &SpatialHash, radius: f32) -> (usize, usize) {
+    let n = hash.len();
+    if n == 0 {
+        return (0, 0);
+    }
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    fn find(parent: &mut [u32], mut i: u32) -> u32 {
+        while parent[i as usize] != i {
+            let up = parent[parent[i as usize] as usize];
+            parent[i as usize] = up;
+            i = up;
+        }
+        i
+    }
+    for i in 0..n {
+        hash.for_each_within(hash.position(i), radius, |hit| {
+            let (a, b) = (
+                find(&mut parent, i as u32),
+                find(&mut parent, hit.slot as u32),
+            );
+            if a != b {
+                // Always hang the larger root under the smaller: the result is deterministic.
+                let (lo, hi) = (a.min(b), a.max(b));
+                parent[hi as usize] = lo;
+            }
+        });
+    }
+    let mut sizes = vec![0usize; n];
+    for i in 0..n as u32 {
+        let root = find(&mut parent, i);
+        sizes[root as usize] += 1;
+    }
+    let count = sizes.iter().filter(|&&s| s > 0).count();
+    let largest = sizes.iter().copied().max().unwrap_or(0);
+    (count, largest)
+}
