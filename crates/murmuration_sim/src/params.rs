@@ -141,17 +141,18 @@ impl FlockParams {
         }
     }
 
-    /// A flock of sheep: slow, hardly aligning, strongly cohesive, so they mill around in a herd.
+    /// A flock of sheep: slow, hardly aligning, cohesive, so they mill around in a loose herd
+    /// and bunch up when the dog comes.
     pub fn sheep() -> Self {
         Self {
-            max_speed: 40.0,
-            min_speed: 4.0,
+            max_speed: 45.0,
+            min_speed: 8.0,
             max_force: 60.0,
             perception_radius: 70.0,
-            separation_distance: 20.0,
-            separation_weight: 2.0,
-            alignment_weight: 0.15,
-            cohesion_weight: 1.2,
+            separation_distance: 26.0,
+            separation_weight: 1.8,
+            alignment_weight: 0.3,
+            cohesion_weight: 0.8,
             field_of_view: 340.0,
             flee_radius: 140.0,
             ..Self::default()
