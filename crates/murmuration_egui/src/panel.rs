@@ -345,6 +345,7 @@ fn predators(ui: &mut Ui, edited: &mut Edited, actions: &mut MessageWriter<Panel
                 let mut hunters = c.hunters;
                 ui.add(Slider::new(&mut hunters, 1..=8).text("hunters"));
                 c.hunters = hunters;
+                ui.add(Slider::new(&mut c.hunter_speed, 20.0..=400.0).text("hunter speed"));
             }
             ui.checkbox(&mut c.click_obstacles, "click places obstacles");
             ui.add(Slider::new(&mut c.obstacle_radius, 5.0..=120.0).text("obstacle radius"));
@@ -354,6 +355,9 @@ fn predators(ui: &mut Ui, edited: &mut Edited, actions: &mut MessageWriter<Panel
             ui.add(Slider::new(&mut p.flee_weight, 0.0..=10.0).text("flee weight"));
             ui.add(Slider::new(&mut p.avoid_distance, 1.0..=100.0).text("avoid distance"));
             ui.add(Slider::new(&mut p.obstacle_weight, 0.0..=10.0).text("obstacle weight"));
+            ui.add(Slider::new(&mut p.seek_weight, 0.0..=5.0).text("seek weight"));
+            ui.add(Slider::new(&mut p.hunt_weight, 0.0..=5.0).text("hunt weight"));
+            ui.add(Slider::new(&mut p.arrive_weight, 0.0..=5.0).text("arrive weight"));
         });
         if ui.button("Clear obstacles").clicked() {
             actions.write(PanelAction::ClearObstacles);

@@ -9,7 +9,7 @@ use bevy::input::touch::Touches;
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use murmuration_sim::{
-    Attractor, Hunter, Obstacle, Position, Predator, ResetFlock, SimulationBounds,
+    Attractor, Hunter, MaxSpeed, Obstacle, Position, Predator, ResetFlock, SimulationBounds,
     SimulationControl, Velocity,
 };
 
@@ -40,6 +40,8 @@ pub struct FlockControls {
     pub obstacle_radius: f32,
     /// How many hunters the controls keep in the world.
     pub hunters: usize,
+    /// Their top speed, world units per second.
+    pub hunter_speed: f32,
     /// Whether the keys (Space, `.`, R, H) work.
     pub keys: bool,
     /// Whether the settings panel is shown (H toggles it).
@@ -53,6 +55,7 @@ impl Default for FlockControls {
             click_obstacles: true,
             obstacle_radius: 30.0,
             hunters: 0,
+            hunter_speed: Hunter::DEFAULT_MAX_SPEED,
             keys: true,
             panel_visible: true,
         }
@@ -191,13 +194,17 @@ pub(crate) fn click_obstacles(
     }
 }
 
-/// Keeps [`FlockControls::hunters`] hunters in the world, entering from the bounds' corners.
+/// Keeps [`FlockControls::hunters`] hunters in the world, entering from the bounds' corners, at
+/// [`FlockControls::hunter_speed`].
 pub(crate) fn keep_hunters(
     mut commands: Commands,
     controls: Res<FlockControls>,
     bounds: Res<SimulationBounds>,
-    hunters: Query<Entity, With<ControlledHunter>>,
+    mut hunters: Query<(Entity, &mut MaxSpeed), With<ControlledHunter>>,
 ) {
+    for (_, mut speed) in &mut hunters {
+        speed.set_if_neq(MaxSpeed(controls.hunter_speed));
+    }
     let have = hunters.iter().count();
     let rect = bounds.rect;
     let corners = [
@@ -212,11 +219,12 @@ pub(crate) fn keep_hunters(
             Name::new("Hunter"),
             ControlledHunter,
             Hunter::default(),
+            MaxSpeed(controls.hunter_speed),
             Position(at),
-            Velocity((rect.center() - at).normalize_or_zero() * Hunter::DEFAULT_MAX_SPEED),
+            Velocity((rect.center() - at).normalize_or_zero() * controls.hunter_speed),
         ));
     }
-    for entity in hunters.iter().skip(controls.hunters) {
+    for (entity, _) in hunters.iter().skip(controls.hunters) {
         commands.entity(entity).despawn();
     }
 }
