@@ -132,10 +132,11 @@ pub(crate) fn draw_overlays(
     let v = velocity.0;
     if debug.perception {
         let radius = params.perception_radius;
+        // The whole circle faint, the part in view bold: the blind spot shows as the gap.
         gizmos.circle_2d(
             Isometry2d::from_translation(p),
             radius,
-            GOLD.with_alpha(0.8),
+            GOLD.with_alpha(0.25),
         );
         if params.field_of_view < 360.0 && v != Vec2::ZERO {
             let fov = params.field_of_view.to_radians();
