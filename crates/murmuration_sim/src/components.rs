@@ -13,13 +13,29 @@ use bevy::prelude::*;
 /// [`Transform`] that the plugin keeps in step with the position and heading.
 #[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[reflect(Component, Default, Debug, Clone)]
-#[require(Position, Velocity, Acceleration, Species, HashSlot, Transform)]
+#[require(
+    Position,
+    PreviousPosition,
+    Velocity,
+    Acceleration,
+    Species,
+    HashSlot,
+    Transform
+)]
 pub struct Boid;
 
 /// Where an entity is, in world units. The simulation's source of truth; [`Transform`] follows it.
 #[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Default, Debug, Clone)]
 pub struct Position(pub Vec2);
+
+/// Where a boid or hunter was before its last step (`None` before its first), so `Transform` can
+/// show it between steps: a frame drawn a third of the way into the next fixed step shows the
+/// entity a third of the way from here to its [`Position`]. Under wrapping edges it is the image
+/// nearest to the new position, so an entity crossing the seam does not streak across the world.
+#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct PreviousPosition(pub Option<Vec2>);
 
 /// How fast and which way an entity moves, in world units per second.
 #[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Deref, DerefMut)]
@@ -94,6 +110,7 @@ pub struct Attractor;
 #[reflect(Component, Default, Debug, Clone)]
 #[require(
     Position,
+    PreviousPosition,
     Velocity,
     Acceleration,
     Predator,

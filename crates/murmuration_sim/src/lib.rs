@@ -44,7 +44,7 @@ mod systems;
 pub use bounds::{Edges, SimulationBounds};
 pub use components::{
     Acceleration, Arrive, Attractor, Boid, HashSlot, Hunter, MaxSpeed, Obstacle, Position,
-    Predator, Species, Velocity,
+    Predator, PreviousPosition, Species, Velocity,
 };
 pub use control::SimulationControl;
 pub use hash::{HashHit, KNearest, SpatialHash};
@@ -55,7 +55,7 @@ pub use population::{FlockPopulation, ResetFlock};
 pub use spawn::{FlockIndex, FlockSpawn, spawn_flock};
 pub use stats::FlockStats;
 pub use systems::integrate::{MAX_DT, integrate_one};
-pub use systems::sync::heading_rotation;
+pub use systems::sync::{TransformInterpolation, heading_rotation};
 
 /// `use murmuration_sim::prelude::*;` brings the plugin, the components and the resources.
 pub mod prelude {

@@ -10,7 +10,7 @@ use crate::behaviours::{FlockSums, RuleWeights};
 use crate::bounds::{Edges, SimulationBounds};
 use crate::components::{
     Acceleration, Arrive, Attractor, Boid, HashSlot, Hunter, MaxSpeed, Obstacle, Position,
-    Predator, Species, Velocity,
+    Predator, PreviousPosition, Species, Velocity,
 };
 use crate::control::{SimulationControl, consume_step};
 use crate::hash::{HashHit, KNearest, SpatialHash};
@@ -116,6 +116,8 @@ impl Plugin for BoidsPlugin {
             .register_type::<Velocity>()
             .register_type::<Acceleration>()
             .register_type::<Species>()
+            .register_type::<PreviousPosition>()
+            .register_type::<sync::TransformInterpolation>()
             .register_type::<MaxSpeed>()
             .register_type::<HashSlot>()
             .register_type::<Predator>()
@@ -216,7 +218,10 @@ impl Plugin for BoidsPlugin {
                 .run_if(resource_exists::<FlockPopulation>)
                 .before(BoidsSystems::First),
         );
-        app.add_systems(
+        app.insert_resource(sync::TransformInterpolation(
+            self.schedule == FixedUpdate.intern(),
+        ))
+        .add_systems(
             PostUpdate,
             sync::sync_transforms.before(TransformSystems::Propagate),
         );

@@ -7,6 +7,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use common::*;
 use murmuration_sim::prelude::*;
+use murmuration_sim::{PreviousPosition, TransformInterpolation};
 
 #[test]
 fn adding_the_plugin_twice_warns_and_steps_once() {
@@ -63,17 +64,58 @@ fn transforms_follow_position_and_heading() {
     let mut app = app(FlockParams::default(), SimulationBounds::default());
     app.add_plugins(bevy::transform::TransformPlugin);
     let b = spawn_boid(&mut app, Vec2::new(10.0, 20.0), Vec2::new(0.0, 100.0), 0);
-    step(&mut app, 1);
+    step(&mut app, 2);
     let p = app.world().get::<Position>(b).unwrap().0;
-    let t = app.world().get::<Transform>(b).unwrap();
-    assert_eq!(t.translation.truncate(), p);
-    let heading = (t.rotation * Vec3::X).truncate();
+    let previous = app.world().get::<PreviousPosition>(b).unwrap().0.unwrap();
+    assert!(
+        (p - previous - Vec2::new(0.0, 100.0 / 64.0)).length() < 1e-4,
+        "one step apart"
+    );
+    // In FixedUpdate the transform is interpolated by how far the frame is into the next step.
+    let t = app.world().resource::<Time<Fixed>>().overstep_fraction();
+    let transform = app.world().get::<Transform>(b).unwrap();
+    let expected = previous.lerp(p, t);
+    assert!((transform.translation.truncate() - expected).length() < 1e-4);
+    let heading = (transform.rotation * Vec3::X).truncate();
     assert!(
         (heading - Vec2::Y).length() < 1e-5,
         "faces along +y: {heading}"
     );
     let g = app.world().get::<GlobalTransform>(b).unwrap();
-    assert_eq!(g.translation().truncate(), p, "propagated the same frame");
+    assert_eq!(
+        g.translation(),
+        transform.translation,
+        "propagated the same frame"
+    );
+    // Without interpolation it is exactly the position.
+    app.insert_resource(TransformInterpolation(false));
+    step(&mut app, 1);
+    let p = app.world().get::<Position>(b).unwrap().0;
+    assert_eq!(
+        app.world()
+            .get::<Transform>(b)
+            .unwrap()
+            .translation
+            .truncate(),
+        p
+    );
+}
+
+#[test]
+fn a_boid_crossing_the_seam_is_interpolated_across_it() {
+    let mut app = app(
+        FlockParams::default(),
+        SimulationBounds::wrap(rect(400.0, 300.0)),
+    );
+    let b = spawn_boid(&mut app, Vec2::new(399.5, 100.0), Vec2::new(100.0, 0.0), 0);
+    step(&mut app, 1);
+    let p = app.world().get::<Position>(b).unwrap().0;
+    let previous = app.world().get::<PreviousPosition>(b).unwrap().0.unwrap();
+    assert!(p.x < 2.0, "wrapped to {p}");
+    assert!(
+        (previous.x - (p.x - 100.0 / 64.0)).abs() < 1e-3,
+        "just left of the seam: {previous}"
+    );
 }
 
 #[test]

@@ -5,7 +5,9 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
 use crate::bounds::{Edges, SimulationBounds};
-use crate::components::{Acceleration, Arrive, Hunter, MaxSpeed, Position, Velocity};
+use crate::components::{
+    Acceleration, Arrive, Hunter, MaxSpeed, Position, PreviousPosition, Velocity,
+};
 use crate::stats::FlockStats;
 use crate::systems::forces::Agents;
 use crate::systems::prepare::StepConfig;
@@ -83,6 +85,7 @@ pub(crate) fn integrate(
             &mut Position,
             &mut Velocity,
             &mut Acceleration,
+            Option<&mut PreviousPosition>,
             Option<&MaxSpeed>,
             Has<Arrive>,
             Has<Hunter>,
@@ -99,7 +102,7 @@ pub(crate) fn integrate(
     let (bounds, params) = (&config.bounds, &config.params);
     movers
         .par_iter_mut()
-        .for_each(|(mut p, mut v, mut a, max_speed, unit, hunter)| {
+        .for_each(|(mut p, mut v, mut a, previous, max_speed, unit, hunter)| {
             let max = max_speed.map_or(params.max_speed, |m| m.0).max(0.0);
             let min = if unit || hunter {
                 0.0
@@ -107,6 +110,10 @@ pub(crate) fn integrate(
                 params.min_speed.min(max)
             };
             let (np, nv) = integrate_one(p.0, v.0, a.0, dt, min, max, bounds);
+            if let Some(mut previous) = previous {
+                // The old position's image nearest the new one (across the seam if it wrapped).
+                previous.0 = Some(np - bounds.delta(p.0, np));
+            }
             p.0 = np;
             v.0 = nv;
             a.0 = Vec2::ZERO;
