@@ -42,6 +42,12 @@ impl BoidsEguiPlugin {
         self.options.presets = false;
         self
     }
+
+    /// Shows `help` as the help line instead of the flock controls' keys.
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.options.help = Some(help.into());
+        self
+    }
 }
 
 impl Plugin for BoidsEguiPlugin {

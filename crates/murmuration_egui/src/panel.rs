@@ -8,8 +8,8 @@ use murmuration_render::{
     ColourMode, FlockControls, FlockLook, HELP, InputBlocked, PointerRole, ViewInsets,
 };
 use murmuration_sim::{
-    Edges, FlockParams, FlockPopulation, FlockStats, NeighbourMode, SimulationBounds,
-    SimulationControl,
+    CatchRules, CatchStats, Edges, FlockParams, FlockPopulation, FlockStats, NeighbourMode,
+    SimulationBounds, SimulationControl,
 };
 
 use crate::actions::{ActivePreset, PanelAction, Preset};
@@ -27,6 +27,8 @@ pub struct PanelOptions {
     pub title: String,
     /// Show the preset picker.
     pub presets: bool,
+    /// The help line at the bottom; `None` for the flock controls' [`HELP`].
+    pub help: Option<String>,
 }
 
 impl Default for PanelOptions {
@@ -34,6 +36,7 @@ impl Default for PanelOptions {
         Self {
             title: "bevy_murmuration".into(),
             presets: true,
+            help: None,
         }
     }
 }
@@ -62,6 +65,8 @@ pub(crate) fn draw_panel(
     mut contexts: EguiContexts,
     mut edited: Edited,
     stats: Res<FlockStats>,
+    catches: Option<Res<CatchStats>>,
+    rules: Option<Res<CatchRules>>,
     time: Res<Time<Real>>,
     options: Res<PanelOptions>,
     active: Res<ActivePreset>,
@@ -78,7 +83,7 @@ pub(crate) fn draw_panel(
             rate.mean_dt * 0.95 + dt * 0.05
         };
     }
-    help_line(ctx);
+    help_line(ctx, options.help.as_deref().unwrap_or(HELP));
     let visible = edited.controls.panel_visible;
     let width = if visible { PANEL_WIDTH } else { 0.0 };
     if insets.left != width {
@@ -101,6 +106,16 @@ pub(crate) fn draw_panel(
             egui::ScrollArea::vertical().show(ui, |ui| {
                 ui.heading(&options.title);
                 readouts(ui, &stats, rate.mean_dt);
+                if let (Some(catches), Some(_)) = (catches.as_deref(), rules.as_deref()) {
+                    egui::Grid::new("catches").num_columns(2).show(ui, |ui| {
+                        ui.label("Catches");
+                        ui.label(catches.catches.to_string());
+                        ui.end_row();
+                        ui.label("Per minute");
+                        ui.label(format!("{:.1}", catches.per_minute()));
+                        ui.end_row();
+                    });
+                }
                 ui.separator();
                 run_controls(ui, &mut edited, &mut actions);
                 if options.presets {
@@ -131,7 +146,7 @@ pub(crate) fn block_input(wants: Res<EguiWantsInput>, mut blocked: ResMut<InputB
     }
 }
 
-fn help_line(ctx: &egui::Context) {
+fn help_line(ctx: &egui::Context, help: &str) {
     egui::Area::new(Id::new("murmuration_help"))
         .anchor(egui::Align2::CENTER_BOTTOM, egui::vec2(0.0, -8.0))
         .interactable(false)
@@ -141,7 +156,7 @@ fn help_line(ctx: &egui::Context) {
                 .corner_radius(4.0)
                 .inner_margin(egui::Margin::symmetric(8, 4))
                 .show(ui, |ui| {
-                    ui.label(RichText::new(HELP).color(Color32::WHITE).small());
+                    ui.label(RichText::new(help).color(Color32::WHITE).small());
                 });
         });
 }

@@ -23,6 +23,7 @@ pub mod controls;
 pub mod debug;
 pub mod look;
 mod shapes;
+pub mod units;
 pub mod view;
 pub mod visuals;
 
@@ -33,14 +34,15 @@ pub use controls::{
     ControlledHunter, FlockControls, HELP, InputBlocked, PointerProxy, PointerRole,
 };
 pub use look::{ColourMode, FlockLook};
+pub use units::{SelectionBox, UnitControls};
 pub use view::{FLOCK_LAYER, FlockCamera, ScreenCamera, TrailCanvas, ViewInsets, WorldView};
 pub use visuals::FlockShapes;
 
 /// `use murmuration_render::prelude::*;` brings the plugins and their settings.
 pub mod prelude {
     pub use crate::{
-        BoidsControlsPlugin, BoidsRenderPlugin, CapturePlugin, ColourMode, FlockControls,
-        FlockLook, PointerRole, ViewInsets, WorldView,
+        BoidsControlsPlugin, BoidsRenderPlugin, BoidsUnitControlsPlugin, CapturePlugin, ColourMode,
+        FlockControls, FlockLook, PointerRole, UnitControls, ViewInsets, WorldView,
     };
 }
 
@@ -112,6 +114,29 @@ impl Plugin for BoidsRenderPlugin {
                     .before(murmuration_sim::BoidsSystems::Integrate),
             );
         }
+    }
+}
+
+/// Mouse controls for strategy-game units (see [`units`]): select, drag-select, Shift, right-click
+/// orders; highlights and markers when [`BoidsRenderPlugin`] draws. Usable headless with a window
+/// entity and Bevy's input. Turn the flock controls' pointer predator and click-to-place obstacles
+/// off with it ([`FlockControls`]), as they share the left button.
+#[derive(Debug, Clone, Default)]
+pub struct BoidsUnitControlsPlugin;
+
+impl Plugin for BoidsUnitControlsPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<UnitControls>()
+            .init_resource::<units::DragStart>()
+            .init_resource::<InputBlocked>()
+            .register_type::<UnitControls>()
+            .add_systems(Startup, units::setup_selection_box)
+            .add_systems(Update, units::unit_input.in_set(RenderSystems::Controls))
+            .add_systems(
+                Update,
+                units::highlight_selected.in_set(RenderSystems::Draw),
+            )
+            .add_observer(units::on_add_order_marker);
     }
 }
 

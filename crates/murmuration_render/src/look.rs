@@ -48,6 +48,8 @@ pub struct FlockLook {
     pub unit: Color,
     /// Strategy-game units' diameter, world units.
     pub unit_size: f32,
+    /// Selected units, the selection box and order markers.
+    pub selected: Color,
     /// Whether boids leave fading trails.
     pub trails: bool,
     /// How long a trail takes to fade to about a third (the fade's time constant), seconds.
@@ -75,6 +77,7 @@ impl Default for FlockLook {
             obstacle: Color::srgb_u8(0x8a, 0x8a, 0x8a),
             unit: Color::srgb_u8(0x2b, 0x6c, 0xb0),
             unit_size: 14.0,
+            selected: Color::srgb_u8(0xf2, 0xb1, 0x34),
             trails: true,
             trail_seconds: 0.25,
         }

@@ -71,6 +71,14 @@ pub(crate) fn unit_disc() -> Image {
     })
 }
 
+/// A thin ring, for order markers.
+pub(crate) fn ring() -> Image {
+    rasterise(48, 48, |x, y| {
+        let r2 = Vec2::new(x - 0.5, y - 0.5).length_squared() * 4.0;
+        (0.7 * 0.7..=1.0).contains(&r2)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,6 +18,8 @@ pub struct FlockShapes {
     pub dart: Handle<Image>,
     /// The notched disc units are drawn with.
     pub unit: Handle<Image>,
+    /// A ring, for order markers.
+    pub ring: Handle<Image>,
     /// A circle of radius 1, scaled to each obstacle.
     pub circle: Handle<Mesh>,
     /// The obstacles' material.
@@ -37,6 +39,7 @@ impl FlockShapes {
         let unit = world
             .resource_mut::<Assets<Image>>()
             .add(shapes::unit_disc());
+        let ring = world.resource_mut::<Assets<Image>>().add(shapes::ring());
         let circle = world.resource_mut::<Assets<Mesh>>().add(Circle::new(1.0));
         let obstacle_material = world
             .resource_mut::<Assets<ColorMaterial>>()
@@ -48,6 +51,7 @@ impl FlockShapes {
         Self {
             dart,
             unit,
+            ring,
             circle,
             obstacle_material,
         }
@@ -158,12 +162,21 @@ pub(crate) fn colour_boids(
     look: Res<FlockLook>,
     shapes: Option<Res<FlockShapes>>,
     mut boids: Query<(&Species, &Velocity, &mut Sprite), (With<Boid>, Without<Arrive>)>,
-    mut units: Query<&mut Sprite, (With<Boid>, With<Arrive>)>,
+    mut units: Query<&mut Sprite, (With<Boid>, With<Arrive>, Without<Hunter>)>,
     mut hunters: Query<&mut Sprite, (With<Hunter>, Without<Boid>)>,
     mut obstacles: Query<(&Obstacle, &mut Transform), Changed<Obstacle>>,
     mut materials: ResMut<Assets<ColorMaterial>>,
 ) {
     let size = Vec2::new(look.boid_length, look.boid_width);
+    // A boid that became a unit (or stopped being one) in the same frame it was spawned can end
+    // up with the other image, depending on the order its observers ran: put it right.
+    if let Some(shapes) = shapes.as_deref() {
+        for mut sprite in &mut units {
+            if sprite.image != shapes.unit {
+                *sprite = unit_sprite(shapes, &look);
+            }
+        }
+    }
     // Every frame: headings change all the time, and species when the population changes.
     boids
         .par_iter_mut()
@@ -177,8 +190,8 @@ pub(crate) fn colour_boids(
             }
         });
     if look.is_changed() {
+        // (Their colour follows the selection: `units::highlight_selected`.)
         for mut sprite in &mut units {
-            sprite.color = look.unit;
             sprite.custom_size = Some(Vec2::splat(look.unit_size));
         }
         for mut sprite in &mut hunters {

@@ -125,8 +125,15 @@ pub struct RuleWeights {
 /// + cohesion_weight * steer(mean delta)`, each `steer` at `speed` and capped at `max_force`.
 ///
 /// Alignment uses the sum, not the mean: only its direction matters to `steer`. Cohesion's mean
-/// delta is the way to the local centre, `mean(q) - p`. With `units` set (strategy-game units),
-/// only separation counts.
+/// delta is the way to the local centre, `mean(q) - p`.
+///
+/// With `units` set (strategy-game units) only separation counts, and it is a push that grows
+/// with the crowding instead of a full-speed steer: `normalize(S) * speed * clamp(|S| s - 1, 0, 1)`,
+/// capped at `max_force`, where `S` is the sum of pushes and `s` the separation distance (for one
+/// neighbour: zero at the separation distance, full at half of it). It does not brake a unit that
+/// walks past another (arrive does the braking), and two units standing too close ease apart
+/// rather than being kicked to full speed and back each step, which is what makes a crowd jitter.
+/// Crowding under [`UNIT_CROWDING_DEADBAND`] pushes not at all.
 #[inline]
 pub fn flocking_force(
     sums: &FlockSums,
@@ -135,15 +142,29 @@ pub fn flocking_force(
     max_force: f32,
     weights: RuleWeights,
     units: bool,
+    separation_distance: f32,
 ) -> Vec2 {
+    if units {
+        let crowding = (sums.separation.length() * separation_distance - 1.0).clamp(0.0, 1.0);
+        if crowding < UNIT_CROWDING_DEADBAND {
+            return Vec2::ZERO;
+        }
+        let push = sums.separation.normalize_or_zero() * speed * crowding;
+        return push.clamp_length_max(max_force.max(0.0)) * weights.separation;
+    }
     let mut force = steer(sums.separation, v, speed, max_force) * weights.separation;
-    if !units && sums.same_species > 0 {
+    if sums.same_species > 0 {
         force += steer(sums.alignment, v, speed, max_force) * weights.alignment;
         let centre = sums.cohesion / sums.same_species as f32;
         force += steer(centre, v, speed, max_force) * weights.cohesion;
     }
     force
 }
+
+/// Units ignore a crowding below this (about 5% inside the separation distance): a push that
+/// fades out smoothly would keep a packed crowd creeping apart for half a minute at a tenth of a
+/// unit a second; with the dead band it comes to rest, like friction.
+pub const UNIT_CROWDING_DEADBAND: f32 = 0.05;
 
 /// Turn-back direction: `+1` on an axis when `p` is within `margin` of the low edge, `-1` near the
 /// high edge, `0` elsewhere; steer along it with weight `edge_weight`.

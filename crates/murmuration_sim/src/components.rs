@@ -106,7 +106,7 @@ pub struct Attractor;
 ///
 /// Spawn one with `commands.spawn((Hunter::default(), Position(p)))`, and give it a
 /// `MaxSpeed` to change its top speed (default [`Hunter::DEFAULT_MAX_SPEED`]).
-#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq)]
 #[reflect(Component, Default, Debug, Clone)]
 #[require(
     Position,
@@ -120,6 +120,9 @@ pub struct Attractor;
 pub struct Hunter {
     /// The boid it chased this step (the nearest one), written by the hunt system.
     pub prey: Option<Entity>,
+    /// Seconds of rest left after a catch (see [`CatchRules`](crate::CatchRules)); a resting
+    /// hunter brakes and does not chase.
+    pub resting: f32,
 }
 
 impl Hunter {

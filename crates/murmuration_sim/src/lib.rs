@@ -31,12 +31,14 @@ pub mod bounds;
 pub mod components;
 pub mod control;
 pub mod hash;
+pub mod hunt;
 mod kernel;
 pub mod metrics;
 pub mod neighbours;
 pub mod params;
 pub mod plugin;
 pub mod population;
+pub mod rts;
 pub mod spawn;
 pub mod stats;
 mod systems;
@@ -48,21 +50,24 @@ pub use components::{
 };
 pub use control::SimulationControl;
 pub use hash::{HashHit, KNearest, SpatialHash};
+pub use hunt::{BoidCaught, CatchRules, CatchStats, OnCatch};
 pub use neighbours::{Perception, for_each_neighbour, neighbours_of};
 pub use params::{FlockParams, NeighbourMode, ParamIssue};
 pub use plugin::{BoidsPlugin, BoidsSystems};
 pub use population::{FlockPopulation, ResetFlock};
+pub use rts::{MoveOrder, OrderMarker, Selected, Unit, UnitCommand, UnitSettings};
 pub use spawn::{FlockIndex, FlockSpawn, spawn_flock};
 pub use stats::FlockStats;
-pub use systems::integrate::{MAX_DT, integrate_one};
+pub use systems::integrate::{MAX_DT, integrate_one, keep_out_of_obstacles};
 pub use systems::sync::{TransformInterpolation, heading_rotation};
 
 /// `use murmuration_sim::prelude::*;` brings the plugin, the components and the resources.
 pub mod prelude {
     pub use crate::{
-        Acceleration, Arrive, Attractor, Boid, BoidsPlugin, BoidsSystems, Edges, FlockIndex,
-        FlockParams, FlockPopulation, FlockSpawn, FlockStats, HashSlot, Hunter, MaxSpeed,
-        NeighbourMode, Obstacle, Position, Predator, ResetFlock, SimulationBounds,
-        SimulationControl, SpatialHash, Species, Velocity,
+        Acceleration, Arrive, Attractor, Boid, BoidCaught, BoidsPlugin, BoidsSystems, CatchRules,
+        CatchStats, Edges, FlockIndex, FlockParams, FlockPopulation, FlockSpawn, FlockStats,
+        HashSlot, Hunter, MaxSpeed, MoveOrder, NeighbourMode, Obstacle, OnCatch, OrderMarker,
+        Position, Predator, ResetFlock, Selected, SimulationBounds, SimulationControl, SpatialHash,
+        Species, Unit, UnitCommand, UnitSettings, Velocity,
     };
 }

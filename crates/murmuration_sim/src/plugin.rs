@@ -14,9 +14,11 @@ use crate::components::{
 };
 use crate::control::{SimulationControl, consume_step};
 use crate::hash::{HashHit, KNearest, SpatialHash};
+use crate::hunt::{self, BoidCaught, CatchRules, CatchStats, OnCatch};
 use crate::neighbours::Perception;
 use crate::params::{FlockParams, NeighbourMode, ParamIssue};
 use crate::population::{FlockPopulation, ResetFlock, maintain_population};
+use crate::rts::{self, MoveOrder, OrderMarker, Selected, Unit, UnitCommand, UnitSettings};
 use crate::spawn::{FlockIndex, FlockSpawn};
 use crate::stats::FlockStats;
 use crate::systems::{build, flocking, forces, integrate, prepare, sync};
@@ -135,6 +137,14 @@ impl Plugin for BoidsPlugin {
             .register_type::<FlockIndex>()
             .register_type::<FlockPopulation>()
             .register_type::<SimulationControl>()
+            .register_type::<CatchRules>()
+            .register_type::<CatchStats>()
+            .register_type::<OnCatch>()
+            .register_type::<Unit>()
+            .register_type::<Selected>()
+            .register_type::<MoveOrder>()
+            .register_type::<OrderMarker>()
+            .register_type::<UnitSettings>()
             .register_type::<HashHit>()
             .register_type::<KNearest>()
             .register_type::<Perception>()
@@ -153,7 +163,12 @@ impl Plugin for BoidsPlugin {
         app.init_resource::<SpatialHash>()
             .init_resource::<FlockStats>()
             .init_resource::<SimulationControl>()
+            .init_resource::<CatchStats>()
+            .init_resource::<UnitSettings>()
+            .init_resource::<rts::NextOrder>()
             .add_message::<ResetFlock>()
+            .add_message::<BoidCaught>()
+            .add_message::<UnitCommand>()
             .init_resource::<prepare::StepConfig>();
 
         let schedule = self.schedule;
@@ -199,7 +214,9 @@ impl Plugin for BoidsPlugin {
                 forces::avoid_obstacles,
                 forces::flee_predators,
                 forces::seek_attractors,
+                rts::settle_units,
                 forces::arrive_at_targets,
+                rts::slide_round_obstacles,
                 forces::hunt,
             )
                 .chain()
@@ -207,15 +224,21 @@ impl Plugin for BoidsPlugin {
         );
         app.add_systems(
             schedule,
-            (integrate::integrate, consume_step)
+            (
+                integrate::integrate,
+                hunt::catch_prey.run_if(resource_exists::<CatchRules>),
+                consume_step,
+            )
                 .chain()
                 .in_set(BoidsSystems::Integrate),
         );
         // Before `First`, so a user's systems there already see the flock at its size.
         app.add_systems(
             schedule,
-            maintain_population
-                .run_if(resource_exists::<FlockPopulation>)
+            (
+                maintain_population.run_if(resource_exists::<FlockPopulation>),
+                rts::apply_unit_commands,
+            )
                 .before(BoidsSystems::First),
         );
         app.insert_resource(sync::TransformInterpolation(

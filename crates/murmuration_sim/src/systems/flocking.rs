@@ -84,7 +84,15 @@ pub(crate) fn flock(
             });
             let v = hash.velocity(slot);
             let speed = max_speed.map_or(params.max_speed, |m| m.0);
-            acceleration.0 += flocking_force(&sums, v, speed, params.max_force, weights, unit);
+            acceleration.0 += flocking_force(
+                &sums,
+                v,
+                speed,
+                params.max_force,
+                weights,
+                unit,
+                params.separation_distance,
+            );
         });
     let (mut candidates, mut neighbours) = (0, 0);
     for scratch in scratch.iter_mut() {

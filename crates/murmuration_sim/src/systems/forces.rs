@@ -4,7 +4,7 @@
 use bevy::prelude::*;
 
 use crate::behaviours::{
-    arrive, flee_direction, obstacle_push, steer, tie_break, turn_back_direction,
+    arrive, flee_direction, obstacle_push, steer, steer_to_velocity, tie_break, turn_back_direction,
 };
 use crate::bounds::Edges;
 use crate::components::{
@@ -179,6 +179,11 @@ pub(crate) fn hunt(
 ) {
     let params = &config.params;
     for (p, v, mut a, max_speed, mut hunter) in &mut hunters {
+        if hunter.resting > 0.0 {
+            // Resting after a catch: brake to a halt.
+            a.0 += steer_to_velocity(Vec2::ZERO, v.0, params.max_force);
+            continue;
+        }
         let prey = hash.nearest(p.0, f32::INFINITY, |_| true);
         let entity = prey.map(|hit| hash.entity(hit.slot));
         if hunter.prey != entity {

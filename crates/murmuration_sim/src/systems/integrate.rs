@@ -6,7 +6,7 @@ use bevy::prelude::*;
 
 use crate::bounds::{Edges, SimulationBounds};
 use crate::components::{
-    Acceleration, Arrive, Hunter, MaxSpeed, Position, PreviousPosition, Velocity,
+    Acceleration, Arrive, Boid, Hunter, MaxSpeed, Obstacle, Position, PreviousPosition, Velocity,
 };
 use crate::stats::FlockStats;
 use crate::systems::forces::Agents;
@@ -62,6 +62,33 @@ pub fn integrate_one(
     (p, v)
 }
 
+/// Puts a centre that ended up inside a round obstacle back on its rim, and takes away the part
+/// of its velocity that points inward. Steering keeps boids out on its own; this is the guarantee
+/// for whatever steering cannot hold off (a strong arrive or a crowd pushing from behind), and it
+/// lets a unit pressed against an obstacle slide round its rim.
+#[inline]
+pub fn keep_out_of_obstacles(
+    mut p: Vec2,
+    mut v: Vec2,
+    obstacles: &[(Vec2, f32)],
+    bounds: &SimulationBounds,
+) -> (Vec2, Vec2) {
+    for &(centre, radius) in obstacles {
+        let d = bounds.delta(centre, p);
+        let d2 = d.length_squared();
+        if d2 >= radius * radius {
+            continue;
+        }
+        let out = d.try_normalize().unwrap_or(Vec2::X);
+        p = centre + out * radius;
+        let inward = v.dot(out);
+        if inward < 0.0 {
+            v -= out * inward;
+        }
+    }
+    (p, v)
+}
+
 /// A hard wall on one axis: a coordinate outside `lo..=hi` is put back on the edge and its
 /// velocity turned to point inside.
 #[inline]
@@ -92,9 +119,16 @@ pub(crate) fn integrate(
         ),
         Agents,
     >,
+    obstacles: Query<(&Position, &Obstacle), (Without<Boid>, Without<Hunter>)>,
+    mut list: Local<Vec<(Vec2, f32)>>,
     mut stats: ResMut<FlockStats>,
 ) {
     let start = Instant::now();
+    list.clear();
+    list.extend(obstacles.iter().filter_map(|(p, o)| {
+        (p.is_finite() && o.radius.is_finite() && o.radius > 0.0).then_some((p.0, o.radius))
+    }));
+    let obstacles = &list;
     if let Some(steer_started) = stats.steer_started.take() {
         stats.steering = start.duration_since(steer_started);
     }
@@ -109,7 +143,10 @@ pub(crate) fn integrate(
             } else {
                 params.min_speed.min(max)
             };
-            let (np, nv) = integrate_one(p.0, v.0, a.0, dt, min, max, bounds);
+            let (mut np, mut nv) = integrate_one(p.0, v.0, a.0, dt, min, max, bounds);
+            if !obstacles.is_empty() {
+                (np, nv) = keep_out_of_obstacles(np, nv, obstacles, bounds);
+            }
             if let Some(mut previous) = previous {
                 // The old position's image nearest the new one (across the seam if it wrapped).
                 previous.0 = Some(np - bounds.delta(p.0, np));

@@ -1,0 +1,353 @@
+//! Strategy-game units: select them, order them to a point, and let them walk there with arrive,
+//! separation and obstacle avoidance, stop in a neat crowd without jitter, and slide round an
+//! obstacle in their way.
+//!
+//! A [`Unit`] is a boid with [`Arrive`] (inserted at its own position, so it stands still until
+//! ordered). Input reaches this module as [`UnitCommand`] messages in world coordinates, so any
+//! camera or input scheme can drive it; `murmuration_render` maps the mouse to them (left click or
+//! drag to select, Shift to add, right click to move).
+//!
+//! How a crowd stops: every ordered unit arrives at the clicked point. A unit is *settled* once it
+//! is within [`UnitSettings::settle_distance`] of the point, or touches (is within
+//! [`UnitSettings::contact`] separation distances of) a settled unit of the same order while it
+//! is inside the disc the order's units fill when packed at the separation distance (radius
+//! `0.53 s sqrt(n)` for `n` units, plus one `s`). A settled unit holds where it is (its `Arrive`
+//! target follows it, so it only brakes) and can still be nudged by separation, so the crowd packs
+//! outward from the point instead of every unit fighting for the centre, and a unit arriving from
+//! behind flows round the crowd to an empty place at its edge. That is what keeps it still once it
+//! has formed. With separation off (weight 0) units settle only on the point, so they pile up
+//! there, as the tutorial shows.
+//!
+//! How a unit gets round an obstacle: a unit with an order that has not got closer to its target
+//! for [`UnitSettings::stuck_seconds`] while an obstacle is near slides: it adds a force along the
+//! obstacle's rim, on the side that turns toward the target, until it makes progress again.
+
+use bevy::ecs::lifecycle::HookContext;
+use bevy::ecs::world::DeferredWorld;
+use bevy::prelude::*;
+
+use crate::bounds::SimulationBounds;
+use crate::components::{Acceleration, Arrive, Boid, Obstacle, Position, Velocity};
+use crate::params::FlockParams;
+
+/// A strategy-game unit: a [`Boid`] that stands still until ordered (it gets an [`Arrive`] at its
+/// own position when added, unless it has one).
+#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[reflect(Component, Default, Debug, Clone)]
+#[require(Boid)]
+#[component(on_add = unit_added)]
+pub struct Unit;
+
+fn unit_added(mut world: DeferredWorld, context: HookContext) {
+    let entity = context.entity;
+    let has_arrive = world.get::<Arrive>(entity).is_some();
+    if let (false, Some(position)) = (has_arrive, world.get::<Position>(entity).copied()) {
+        world
+            .commands()
+            .entity(entity)
+            .insert(Arrive::new(position.0));
+    }
+}
+
+/// Marks a selected unit.
+#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct Selected;
+
+/// A unit's current move order.
+#[derive(Component, Reflect, Debug, Clone, Copy, PartialEq)]
+#[reflect(Component, Debug, Clone)]
+pub struct MoveOrder {
+    /// Which order (units given the same order share it).
+    pub id: u32,
+    /// Where to go, world units.
+    pub target: Vec2,
+    /// Whether the unit has settled (arrived, or stopped against a settled unit of this order).
+    pub settled: bool,
+    /// The closest the unit has been to its target, world units.
+    closest: f32,
+    /// Seconds since it last got closer.
+    stalled: f32,
+}
+
+impl MoveOrder {
+    fn new(id: u32, target: Vec2) -> Self {
+        Self {
+            id,
+            target,
+            settled: false,
+            closest: f32::INFINITY,
+            stalled: 0.0,
+        }
+    }
+
+    /// Whether the unit is stuck: ordered, not settled, and not getting closer.
+    pub fn stuck(&self, settings: &UnitSettings) -> bool {
+        !self.settled && self.stalled >= settings.stuck_seconds
+    }
+}
+
+/// Where an order sends its units, until they have all settled (a marker for the UI).
+#[derive(Component, Reflect, Debug, Clone, Copy, PartialEq)]
+#[reflect(Component, Debug, Clone)]
+#[require(Position)]
+pub struct OrderMarker {
+    /// The order's id.
+    pub id: u32,
+}
+
+/// What the player (or a game's AI) asks of the units, in world coordinates.
+#[derive(Message, Debug, Clone, Copy, PartialEq)]
+pub enum UnitCommand {
+    /// Select the unit under `point` (within [`UnitSettings::pick_radius`]); with `add`, add it
+    /// to the selection. Nothing there: clear the selection (unless `add`).
+    SelectAt {
+        /// The point, world units.
+        point: Vec2,
+        /// Add to the selection instead of replacing it (Shift).
+        add: bool,
+    },
+    /// Select every unit whose centre is inside `rect`; with `add`, add them to the selection.
+    SelectIn {
+        /// The rectangle, world units.
+        rect: Rect,
+        /// Add to the selection instead of replacing it (Shift).
+        add: bool,
+    },
+    /// Deselect all.
+    ClearSelection,
+    /// Send every selected unit to `target`.
+    MoveTo {
+        /// The target, world units.
+        target: Vec2,
+    },
+}
+
+/// How units select, settle and slide.
+#[derive(Resource, Reflect, Debug, Clone, PartialEq)]
+#[reflect(Resource, Debug, Clone)]
+pub struct UnitSettings {
+    /// A click selects the nearest unit within this distance, world units.
+    pub pick_radius: f32,
+    /// A unit this close to its target has arrived, world units.
+    pub settle_distance: f32,
+    /// A unit within this many separation distances of a settled unit of its order settles too.
+    pub contact: f32,
+    /// Seconds without getting closer before a unit near an obstacle slides round it.
+    pub stuck_seconds: f32,
+    /// Weight of the slide.
+    pub slide_weight: f32,
+}
+
+impl Default for UnitSettings {
+    fn default() -> Self {
+        Self {
+            pick_radius: 12.0,
+            settle_distance: 4.0,
+            contact: 1.15,
+            stuck_seconds: 0.75,
+            slide_weight: 2.0,
+        }
+    }
+}
+
+/// The next order id.
+#[derive(Resource, Debug, Default)]
+pub(crate) struct NextOrder(u32);
+
+/// Which units a selection command selects. `units` are every unit's entity, position and
+/// whether it is selected now; the result is the new selection, in `units` order.
+pub fn select(
+    command: &UnitCommand,
+    units: &[(Entity, Vec2, bool)],
+    pick_radius: f32,
+) -> Option<Vec<Entity>> {
+    let kept = |add: bool| -> Vec<Entity> {
+        if add {
+            units.iter().filter(|u| u.2).map(|u| u.0).collect()
+        } else {
+            Vec::new()
+        }
+    };
+    match *command {
+        UnitCommand::SelectAt { point, add } => {
+            let mut selection = kept(add);
+            let nearest = units
+                .iter()
+                .map(|u| (u.0, u.1.distance_squared(point)))
+                .filter(|u| u.1 <= pick_radius * pick_radius)
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            if let Some((entity, _)) = nearest
+                && !selection.contains(&entity)
+            {
+                selection.push(entity);
+            }
+            Some(selection)
+        }
+        UnitCommand::SelectIn { rect, add } => {
+            let rect = Rect::from_corners(rect.min, rect.max);
+            let mut selection = kept(add);
+            for u in units {
+                if rect.contains(u.1) && !selection.contains(&u.0) {
+                    selection.push(u.0);
+                }
+            }
+            Some(selection)
+        }
+        UnitCommand::ClearSelection => Some(Vec::new()),
+        UnitCommand::MoveTo { .. } => None,
+    }
+}
+
+/// Carries out [`UnitCommand`]s, in order (a selection then a move in the same frame moves the
+/// new selection).
+pub(crate) fn apply_unit_commands(
+    mut commands: Commands,
+    mut messages: MessageReader<UnitCommand>,
+    settings: Res<UnitSettings>,
+    mut next: ResMut<NextOrder>,
+    units: Query<(Entity, &Position, Has<Selected>), With<Unit>>,
+    mut arrive: Query<&mut Arrive, With<Unit>>,
+    mut list: Local<Vec<(Entity, Vec2, bool)>>,
+) {
+    if messages.is_empty() {
+        return;
+    }
+    list.clear();
+    list.extend(units.iter().map(|(e, p, s)| (e, p.0, s)));
+    let before: Vec<bool> = list.iter().map(|u| u.2).collect();
+    for command in messages.read() {
+        if let UnitCommand::MoveTo { target } = *command {
+            if !target.is_finite() || !list.iter().any(|u| u.2) {
+                continue;
+            }
+            next.0 += 1;
+            let id = next.0;
+            for &(entity, _, selected) in list.iter() {
+                if selected {
+                    if let Ok(mut a) = arrive.get_mut(entity) {
+                        a.target = target;
+                    }
+                    commands.entity(entity).insert(MoveOrder::new(id, target));
+                }
+            }
+            commands.spawn((Name::new("Order"), OrderMarker { id }, Position(target)));
+            continue;
+        }
+        if let Some(selection) = select(command, &list, settings.pick_radius) {
+            for unit in list.iter_mut() {
+                unit.2 = selection.contains(&unit.0);
+            }
+        }
+    }
+    for (&(entity, _, now), &was) in list.iter().zip(&before) {
+        if now && !was {
+            commands.entity(entity).insert(Selected);
+        } else if was && !now {
+            commands.entity(entity).remove::<Selected>();
+        }
+    }
+}
+
+/// Settles units that arrived or touch a settled unit of their order; settled units hold where
+/// they are. Tracks progress for sliding, and removes the markers of finished orders.
+///
+/// The touch test compares each moving unit with the settled ones, which suits the dozens to
+/// hundreds of units a player commands.
+pub(crate) fn settle_units(
+    mut commands: Commands,
+    time: Res<Time>,
+    settings: Res<UnitSettings>,
+    params: Res<FlockParams>,
+    bounds: Res<SimulationBounds>,
+    mut units: Query<(Entity, &Position, &mut Arrive, &mut MoveOrder), With<Unit>>,
+    markers: Query<(Entity, &OrderMarker)>,
+    mut settled_now: Local<Vec<(u32, Vec2)>>,
+    mut sizes: Local<Vec<(u32, usize)>>,
+) {
+    let dt = time.delta_secs();
+    settled_now.clear();
+    sizes.clear();
+    for (_, p, _, order) in &units {
+        if order.settled {
+            settled_now.push((order.id, p.0));
+        }
+        match sizes.iter_mut().find(|(id, _)| *id == order.id) {
+            Some((_, n)) => *n += 1,
+            None => sizes.push((order.id, 1)),
+        }
+    }
+    let s = params.separation_distance;
+    let contact = s * settings.contact;
+    let separating = params.separation_weight > 0.0 && s > 0.0;
+    for (_, p, mut arrive, mut order) in &mut units {
+        if order.settled {
+            // Hold here: the arrive target follows the unit, so it only brakes, and separation
+            // can still make room for a newcomer.
+            if arrive.target != p.0 {
+                arrive.target = p.0;
+            }
+            continue;
+        }
+        let distance = bounds.delta(p.0, order.target).length();
+        if distance + 0.5 < order.closest {
+            order.closest = distance;
+            order.stalled = 0.0;
+        } else {
+            order.stalled += dt;
+        }
+        let n = sizes
+            .iter()
+            .find(|(id, _)| *id == order.id)
+            .map_or(1, |(_, n)| *n);
+        let crowd_radius = 0.53 * s * (n as f32).sqrt() + s;
+        let touching = separating
+            && distance < crowd_radius
+            && settled_now.iter().any(|&(id, q)| {
+                id == order.id && bounds.delta(p.0, q).length_squared() < contact * contact
+            });
+        if distance < settings.settle_distance || touching {
+            order.settled = true;
+            arrive.target = p.0;
+        }
+    }
+    for (marker_entity, marker) in &markers {
+        let open = units
+            .iter()
+            .any(|(_, _, _, order)| order.id == marker.id && !order.settled);
+        if !open {
+            commands.entity(marker_entity).despawn();
+        }
+    }
+}
+
+/// Units stuck against an obstacle slide along its rim, on the side that turns toward their
+/// target.
+pub(crate) fn slide_round_obstacles(
+    settings: Res<UnitSettings>,
+    params: Res<FlockParams>,
+    bounds: Res<SimulationBounds>,
+    obstacles: Query<(&Position, &Obstacle), Without<Unit>>,
+    mut units: Query<(&Position, &Velocity, &MoveOrder, &mut Acceleration), With<Unit>>,
+) {
+    for (p, v, order, mut a) in &mut units {
+        if !order.stuck(&settings) {
+            continue;
+        }
+        let reach = params.avoid_distance + params.separation_distance;
+        let nearest = obstacles
+            .iter()
+            .map(|(q, o)| (bounds.delta(p.0, q.0), o.radius))
+            .filter(|(d, r)| d.length() < r + reach)
+            .min_by(|a, b| (a.0.length() - a.1).total_cmp(&(b.0.length() - b.1)));
+        let Some((to_obstacle, _)) = nearest else {
+            continue;
+        };
+        let to_target = bounds.delta(p.0, order.target);
+        let rim = to_obstacle.perp().normalize_or_zero();
+        // Go round on the side the target lies (left if it is dead ahead).
+        let side = if rim.dot(to_target) >= 0.0 { rim } else { -rim };
+        let force = crate::behaviours::steer(side, v.0, params.max_speed, params.max_force);
+        a.0 += force * settings.slide_weight;
+    }
+}
