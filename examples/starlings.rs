@@ -18,7 +18,7 @@ fn main() {
             BoidsPlugin::new(FixedUpdate)
                 // A gentle pull toward the roost keeps the murmuration one wheeling cloud.
                 .with_params(FlockParams {
-                    seek_weight: 0.3,
+                    seek_weight: 0.2,
                     ..FlockParams::starlings()
                 })
                 .with_bounds(SimulationBounds::wrap(Rect::from_center_size(
@@ -32,7 +32,7 @@ fn main() {
         // One cloud to start with, in the middle of the sky.
         .insert_resource(FlockPopulation {
             region: Some(Rect::from_center_size(Vec2::ZERO, Vec2::new(600.0, 400.0))),
-            ..FlockPopulation::new(3500, 1)
+            ..FlockPopulation::new(3000, 1)
         })
         .add_systems(Startup, roost)
         .run();

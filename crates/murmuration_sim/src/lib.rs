@@ -51,6 +51,7 @@ pub use components::{
 pub use control::SimulationControl;
 pub use hash::{HashHit, KNearest, SpatialHash};
 pub use hunt::{BoidCaught, CatchRules, CatchStats, OnCatch};
+pub use metrics::{FlockMetrics, MetricsSettings};
 pub use neighbours::{Perception, for_each_neighbour, neighbours_of};
 pub use params::{FlockParams, NeighbourMode, ParamIssue};
 pub use plugin::{BoidsPlugin, BoidsSystems};
@@ -65,9 +66,9 @@ pub use systems::sync::{TransformInterpolation, heading_rotation};
 pub mod prelude {
     pub use crate::{
         Acceleration, Arrive, Attractor, Boid, BoidCaught, BoidsPlugin, BoidsSystems, CatchRules,
-        CatchStats, Edges, FlockIndex, FlockParams, FlockPopulation, FlockSpawn, FlockStats,
-        HashSlot, Hunter, MaxSpeed, MoveOrder, NeighbourMode, Obstacle, OnCatch, OrderMarker,
-        Position, Predator, ResetFlock, Selected, SimulationBounds, SimulationControl, SpatialHash,
-        Species, Unit, UnitCommand, UnitSettings, Velocity,
+        CatchStats, Edges, FlockIndex, FlockMetrics, FlockParams, FlockPopulation, FlockSpawn,
+        FlockStats, HashSlot, Hunter, MaxSpeed, MetricsSettings, MoveOrder, NeighbourMode,
+        Obstacle, OnCatch, OrderMarker, Position, Predator, ResetFlock, Selected, SimulationBounds,
+        SimulationControl, SpatialHash, Species, Unit, UnitCommand, UnitSettings, Velocity,
     };
 }

@@ -1,8 +1,12 @@
-//! Numbers that describe a flock's shape, computed from the [`SpatialHash`] snapshot.
+//! Numbers that describe a flock's shape, computed from the [`SpatialHash`] snapshot: how
+//! ordered it is, how tight, in how many groups, how crowded, whether it mills. [`FlockMetrics`]
+//! holds them, refreshed every [`MetricsSettings::every`] steps.
 
 use bevy::prelude::*;
 
+use crate::bounds::SimulationBounds;
 use crate::hash::SpatialHash;
+use crate::params::FlockParams;
 
 /// Polarization, the Vicsek order parameter `|sum(v / |v|)| / n`: 1 when every boid flies the
 /// same way, near 0 when headings are random. Boids that do not move are left out; `None` if
@@ -82,4 +86,195 @@ pub fn groups(hash: &SpatialHash, radius: f32) -> (usize, usize) {
     let count = sizes.iter().filter(|&&s| s > 0).count();
     let largest = sizes.iter().copied().max().unwrap_or(0);
     (count, largest)
+}
+
+/// Milling, the rotation order parameter `|sum((r_i x v_i) / (|r_i| |v_i|))| / n`, with `r_i`
+/// from the flock's centre: 1 when every boid circles the centre the same way (a fish mill),
+/// near 0 for a flock that flies straight or at random. Under wrapping edges the centre is the
+/// circular mean of the positions, so a flock across the seam still has one. `None` with fewer
+/// than two boids.
+pub fn milling(hash: &SpatialHash, bounds: &SimulationBounds) -> Option<f32> {
+    if hash.len() < 2 {
+        return None;
+    }
+    let centre = flock_centre(hash, bounds);
+    let (mut sum, mut n) = (0.0f64, 0u32);
+    for (p, v) in hash.positions().zip(hash.velocities()) {
+        let r = bounds.delta(centre, p);
+        let (lr, lv) = (r.length(), v.length());
+        if lr > 0.0 && lv > 0.0 {
+            sum += f64::from(r.perp_dot(v) / (lr * lv));
+            n += 1;
+        }
+    }
+    (n > 0).then(|| (sum.abs() / f64::from(n)) as f32)
+}
+
+/// The centre of the flock: the mean position, or under wrapping edges the circular mean on each
+/// axis (so a flock straddling the seam is centred on the seam, not in the middle of the world).
+pub fn flock_centre(hash: &SpatialHash, bounds: &SimulationBounds) -> Vec2 {
+    let n = hash.len().max(1) as f32;
+    if !bounds.wraps() {
+        return hash.positions().fold(Vec2::ZERO, |a, p| a + p) / n;
+    }
+    let (min, size) = (bounds.rect.min, bounds.rect.size());
+    let (mut cx, mut sx, mut cy, mut sy) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+    for p in hash.positions() {
+        let a = (p - min) / size * core::f32::consts::TAU;
+        cx += a.x.cos();
+        sx += a.x.sin();
+        cy += a.y.cos();
+        sy += a.y.sin();
+    }
+    let angle = |c: f32, s: f32| s.atan2(c).rem_euclid(core::f32::consts::TAU);
+    min + Vec2::new(angle(cx, sx), angle(cy, sy)) / core::f32::consts::TAU * size
+}
+
+/// Mean speed, world units per second; 0 for no boids.
+pub fn mean_speed(hash: &SpatialHash) -> f32 {
+    let n = hash.len().max(1) as f32;
+    hash.velocities().map(Vec2::length).sum::<f32>() / n
+}
+
+/// The flock's shape, refreshed every [`MetricsSettings::every`] steps from the step's snapshot.
+/// All zero until the first refresh.
+#[derive(Resource, Reflect, Debug, Clone, Default, PartialEq)]
+#[reflect(Resource, Debug, Clone, Default)]
+pub struct FlockMetrics {
+    /// The step these numbers are from.
+    pub step: u64,
+    /// Boids measured.
+    pub boids: usize,
+    /// [`polarization`], 0 to 1.
+    pub polarization: f32,
+    /// [`mean_nearest_neighbour_distance`], world units.
+    pub nn_distance: f32,
+    /// Groups of boids linked through neighbours within the perception radius ([`groups`]).
+    pub groups: usize,
+    /// The largest group's share of the flock, 0 to 1.
+    pub largest_share: f32,
+    /// Share of boids with a neighbour closer than the separation distance
+    /// ([`share_closer_than`]), 0 to 1.
+    pub violations: f32,
+    /// [`milling`], 0 to 1.
+    pub milling: f32,
+    /// [`mean_speed`], world units per second.
+    pub mean_speed: f32,
+}
+
+impl FlockMetrics {
+    /// The mean of `samples`, field by field (groups rounded); the step and boid count of the
+    /// last. Zero for no samples.
+    pub fn mean(samples: &[FlockMetrics]) -> Self {
+        let n = samples.len().max(1) as f32;
+        let avg = |f: fn(&FlockMetrics) -> f32| samples.iter().map(f).sum::<f32>() / n;
+        Self {
+            step: samples.last().map_or(0, |m| m.step),
+            boids: samples.last().map_or(0, |m| m.boids),
+            polarization: avg(|m| m.polarization),
+            nn_distance: avg(|m| m.nn_distance),
+            groups: avg(|m| m.groups as f32).round() as usize,
+            largest_share: avg(|m| m.largest_share),
+            violations: avg(|m| m.violations),
+            milling: avg(|m| m.milling),
+            mean_speed: avg(|m| m.mean_speed),
+        }
+    }
+
+    /// Measures the flock in `hash` under `params` and `bounds`.
+    pub fn measure(hash: &SpatialHash, params: &FlockParams, bounds: &SimulationBounds) -> Self {
+        let (groups, largest) = groups(hash, params.perception_radius);
+        Self {
+            step: 0,
+            boids: hash.len(),
+            polarization: polarization(hash.velocities()).unwrap_or(0.0),
+            nn_distance: mean_nearest_neighbour_distance(hash).unwrap_or(0.0),
+            groups,
+            largest_share: largest as f32 / hash.len().max(1) as f32,
+            violations: share_closer_than(hash, params.separation_distance),
+            milling: milling(hash, bounds).unwrap_or(0.0),
+            mean_speed: mean_speed(hash),
+        }
+    }
+}
+
+/// How often [`FlockMetrics`] is refreshed.
+#[derive(Resource, Reflect, Debug, Clone, PartialEq, Eq)]
+#[reflect(Resource, Debug, Clone)]
+pub struct MetricsSettings {
+    /// Refresh every this many steps; 0 never. Default 30 (twice a second at 60 steps a second):
+    /// a refresh costs about one more pass over the neighbours, so about 3% of the steps'
+    /// neighbour work.
+    pub every: u32,
+}
+
+impl Default for MetricsSettings {
+    fn default() -> Self {
+        Self { every: 30 }
+    }
+}
+
+/// Refreshes [`FlockMetrics`] every [`MetricsSettings::every`] steps.
+pub(crate) fn refresh_metrics(
+    settings: Res<MetricsSettings>,
+    stats: Res<crate::stats::FlockStats>,
+    hash: Res<SpatialHash>,
+    params: Res<FlockParams>,
+    bounds: Res<SimulationBounds>,
+    mut metrics: ResMut<FlockMetrics>,
+) {
+    if settings.every == 0 || !stats.steps.is_multiple_of(u64::from(settings.every)) {
+        return;
+    }
+    *metrics = FlockMetrics {
+        step: stats.steps,
+        ..FlockMetrics::measure(&hash, &params, &bounds)
+    };
+}
+
+/// A headless run to measure: a flock flown from its seed in its own app for `seconds` of
+/// simulated time at `steps_per_second`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasuredRun {
+    /// The flock's parameters.
+    pub params: FlockParams,
+    /// Its world.
+    pub bounds: SimulationBounds,
+    /// Its boids.
+    pub population: crate::population::FlockPopulation,
+    /// Simulated seconds.
+    pub seconds: f32,
+    /// Fixed steps per simulated second.
+    pub steps_per_second: f64,
+}
+
+impl MeasuredRun {
+    /// Flies the run and returns the mean [`FlockMetrics`] over its last fifth (sampled at every
+    /// refresh, every 30 steps).
+    pub fn measure(&self) -> FlockMetrics {
+        use bevy::time::TimeUpdateStrategy;
+        let mut app = App::new();
+        app.add_plugins(MinimalPlugins)
+            .add_plugins(
+                crate::plugin::BoidsPlugin::new(FixedUpdate)
+                    .with_params(self.params.clone())
+                    .with_bounds(self.bounds),
+            )
+            .insert_resource(Time::<Fixed>::from_hz(self.steps_per_second))
+            .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
+            .insert_resource(self.population.clone());
+        let steps = (f64::from(self.seconds) * self.steps_per_second).round() as u64;
+        let mut samples = Vec::new();
+        let mut last = 0;
+        // The first update only starts the clock.
+        while app.world().resource::<crate::stats::FlockStats>().steps < steps {
+            app.update();
+            let metrics = app.world().resource::<FlockMetrics>();
+            if metrics.step != last && metrics.step * 5 >= steps * 4 {
+                samples.push(metrics.clone());
+            }
+            last = metrics.step;
+        }
+        FlockMetrics::mean(&samples)
+    }
 }

@@ -15,6 +15,7 @@ use crate::components::{
 use crate::control::{SimulationControl, consume_step};
 use crate::hash::{HashHit, KNearest, SpatialHash};
 use crate::hunt::{self, BoidCaught, CatchRules, CatchStats, OnCatch};
+use crate::metrics::{self, FlockMetrics, MetricsSettings};
 use crate::neighbours::Perception;
 use crate::params::{FlockParams, NeighbourMode, ParamIssue};
 use crate::population::{FlockPopulation, ResetFlock, maintain_population};
@@ -137,6 +138,8 @@ impl Plugin for BoidsPlugin {
             .register_type::<FlockIndex>()
             .register_type::<FlockPopulation>()
             .register_type::<SimulationControl>()
+            .register_type::<FlockMetrics>()
+            .register_type::<MetricsSettings>()
             .register_type::<CatchRules>()
             .register_type::<CatchStats>()
             .register_type::<OnCatch>()
@@ -164,6 +167,8 @@ impl Plugin for BoidsPlugin {
             .init_resource::<FlockStats>()
             .init_resource::<SimulationControl>()
             .init_resource::<CatchStats>()
+            .init_resource::<FlockMetrics>()
+            .init_resource::<MetricsSettings>()
             .init_resource::<UnitSettings>()
             .init_resource::<rts::NextOrder>()
             .add_message::<ResetFlock>()
@@ -227,6 +232,7 @@ impl Plugin for BoidsPlugin {
             (
                 integrate::integrate,
                 hunt::catch_prey.run_if(resource_exists::<CatchRules>),
+                metrics::refresh_metrics,
                 consume_step,
             )
                 .chain()

@@ -11,6 +11,11 @@ fn polarization_of(app: &mut App) -> f32 {
     polarization(boids(app).into_iter().map(|b| b.2)).unwrap()
 }
 
+fn groups(app: &mut App) -> usize {
+    let radius = app.world().resource::<FlockParams>().perception_radius;
+    murmuration_sim::metrics::groups(&fresh_hash(app), radius).0
+}
+
 fn nn_distance(app: &mut App) -> f32 {
     mean_nearest_neighbour_distance(&fresh_hash(app)).unwrap()
 }
@@ -54,17 +59,24 @@ fn separation_alone_disperses_the_flock() {
 
 #[test]
 fn cohesion_alone_clumps_the_flock() {
-    let bounds = SimulationBounds::wrap(rect(600.0, 600.0));
-    let mut app = flock_app(only_rules(0.0, 0.0, 0.9), bounds, 400, 13);
+    // Sparse to begin with (mean spacing 70, perception 50), so the flock starts as many small
+    // groups: cohesion pulls them into fewer, tighter clumps.
+    let bounds = SimulationBounds::wrap(rect(1000.0, 1000.0));
+    let mut app = flock_app(only_rules(0.0, 0.0, 0.9), bounds, 200, 13);
     step(&mut app, 1);
     let start = nn_distance(&mut app);
-    // Measured: 15.1 -> 10.4 after 900 steps, 7.3 after 1800 (boids overshoot the local centre
-    // at full speed and keep milling, so clumps tighten slowly).
+    let groups_at_start = groups(&mut app);
+    // Measured: 86 groups -> 35 after 900 steps.
     step(&mut app, 900);
     let end = nn_distance(&mut app);
+    let groups_at_end = groups(&mut app);
     assert!(
         end < start * 0.75,
         "mean nearest-neighbour distance {start} -> {end}"
+    );
+    assert!(
+        groups_at_end * 3 < groups_at_start * 2,
+        "groups {groups_at_start} -> {groups_at_end}"
     );
 }
 
