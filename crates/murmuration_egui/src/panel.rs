@@ -8,8 +8,8 @@ use murmuration_render::{
     ColourMode, FlockControls, FlockLook, HELP, InputBlocked, PointerRole, ViewInsets,
 };
 use murmuration_sim::{
-    CatchRules, CatchStats, Edges, FlockParams, FlockPopulation, FlockStats, NeighbourMode,
-    SimulationBounds, SimulationControl,
+    CatchRules, CatchStats, Edges, FlockMetrics, FlockParams, FlockPopulation, FlockStats,
+    NeighbourMode, SimulationBounds, SimulationControl,
 };
 
 use crate::actions::{ActivePreset, PanelAction, Preset};
@@ -65,6 +65,7 @@ pub(crate) fn draw_panel(
     mut contexts: EguiContexts,
     mut edited: Edited,
     stats: Res<FlockStats>,
+    metrics: Res<FlockMetrics>,
     catches: Option<Res<CatchStats>>,
     rules: Option<Res<CatchRules>>,
     time: Res<Time<Real>>,
@@ -106,6 +107,7 @@ pub(crate) fn draw_panel(
             egui::ScrollArea::vertical().show(ui, |ui| {
                 ui.heading(&options.title);
                 readouts(ui, &stats, rate.mean_dt);
+                ui.collapsing("Flock shape", |ui| shape(ui, &metrics));
                 if let (Some(catches), Some(_)) = (catches.as_deref(), rules.as_deref()) {
                     egui::Grid::new("catches").num_columns(2).show(ui, |ui| {
                         ui.label("Catches");
@@ -191,6 +193,24 @@ fn readouts(ui: &mut Ui, stats: &FlockStats, mean_dt: f32) {
             stats.neighbours_per_boid()
         ));
         ui.end_row();
+    });
+}
+
+fn shape(ui: &mut Ui, m: &FlockMetrics) {
+    egui::Grid::new("shape").num_columns(2).show(ui, |ui| {
+        for (label, value) in [
+            ("Polarization", format!("{:.2}", m.polarization)),
+            ("Groups", m.groups.to_string()),
+            ("Largest group", format!("{:.0}%", m.largest_share * 100.0)),
+            ("Nearest neighbour", format!("{:.1}", m.nn_distance)),
+            ("Too close", format!("{:.0}%", m.violations * 100.0)),
+            ("Milling", format!("{:.2}", m.milling)),
+            ("Mean speed", format!("{:.0}", m.mean_speed)),
+        ] {
+            ui.label(label);
+            ui.label(value);
+            ui.end_row();
+        }
     });
 }
 

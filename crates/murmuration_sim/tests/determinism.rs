@@ -28,7 +28,7 @@ fn checksum(app: &mut App) -> u64 {
     h
 }
 
-/// 1,000 steps of a 1,000-boid, two-species flock with a hunter and an obstacle, on `threads`
+/// 10,000 steps of a 500-boid, two-species flock with a hunter and an obstacle, on `threads`
 /// compute threads.
 fn run(threads: usize, seed: u64) -> u64 {
     let mut options = TaskPoolOptions::default();
@@ -46,7 +46,7 @@ fn run(threads: usize, seed: u64) -> u64 {
     )
     .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
     app.world_mut().commands().queue(
-        FlockSpawn::new(1000, seed)
+        FlockSpawn::new(500, seed)
             .with_species(2)
             .with_region(bounds.rect),
     );
@@ -54,7 +54,7 @@ fn run(threads: usize, seed: u64) -> u64 {
         .spawn((Hunter::default(), Position(Vec2::new(100.0, 100.0))));
     app.world_mut()
         .spawn((Obstacle { radius: 40.0 }, Position(Vec2::new(450.0, 350.0))));
-    step(&mut app, 1000);
+    step(&mut app, 10_000);
     assert_eq!(ComputeTaskPool::get().thread_num(), threads);
     checksum(&mut app)
 }

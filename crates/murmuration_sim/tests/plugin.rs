@@ -183,7 +183,10 @@ fn bad_parameters_are_clamped_once_and_reported() {
             max_force: -1.0,
             ..FlockParams::default()
         },
-        SimulationBounds::wrap(Rect::new(10.0, 10.0, -10.0, -10.0)),
+        SimulationBounds::wrap(Rect {
+            min: Vec2::splat(10.0),
+            max: Vec2::splat(-10.0),
+        }),
         50,
         63,
     );

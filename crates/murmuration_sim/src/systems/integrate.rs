@@ -63,13 +63,15 @@ pub fn integrate_one(
 }
 
 /// Puts a centre that ended up inside a round obstacle back on its rim, and takes away the part
-/// of its velocity that points inward. Steering keeps boids out on its own; this is the guarantee
-/// for whatever steering cannot hold off (a strong arrive or a crowd pushing from behind), and it
-/// lets a unit pressed against an obstacle slide round its rim.
+/// of its velocity that points inward (keeping at least `min_speed`, along the rim). Steering
+/// keeps boids out on its own; this is the guarantee for whatever steering cannot hold off (a
+/// strong arrive or a crowd pushing from behind), and it lets a unit pressed against an obstacle
+/// slide round its rim.
 #[inline]
 pub fn keep_out_of_obstacles(
     mut p: Vec2,
     mut v: Vec2,
+    min_speed: f32,
     obstacles: &[(Vec2, f32)],
     bounds: &SimulationBounds,
 ) -> (Vec2, Vec2) {
@@ -84,6 +86,10 @@ pub fn keep_out_of_obstacles(
         let inward = v.dot(out);
         if inward < 0.0 {
             v -= out * inward;
+            if v.length_squared() < min_speed * min_speed {
+                let along = v.try_normalize().unwrap_or(out.perp());
+                v = along * min_speed;
+            }
         }
     }
     (p, v)
@@ -145,7 +151,7 @@ pub(crate) fn integrate(
             };
             let (mut np, mut nv) = integrate_one(p.0, v.0, a.0, dt, min, max, bounds);
             if !obstacles.is_empty() {
-                (np, nv) = keep_out_of_obstacles(np, nv, obstacles, bounds);
+                (np, nv) = keep_out_of_obstacles(np, nv, min, obstacles, bounds);
             }
             if let Some(mut previous) = previous {
                 // The old position's image nearest the new one (across the seam if it wrapped).
