@@ -1,6 +1,6 @@
 //! Runs each preset headless from a fixed seed and prints one line of flock metrics per preset, for scripts and for the README's table.
 //!
-//! `cargo run --release --example report -- --seed 1 --boids 500 --seconds 60`
+//! `cargo run --example report -- --seed 1 --boids 500 --seconds 60`
 //!
 //! Each preset flies in the same wrapping 1200 x 900 world from the same seed, released in its
 //! central 600 x 450 (as a flock starts out together); the numbers are the means over the last

@@ -78,7 +78,22 @@ impl SimulationBounds {
         let d = to - from;
         if self.wraps() {
             let size = self.rect.size();
-            d - size * (d / size).round()
+            let fold = |d: f32, size: f32| {
+                // Points inside the bounds are less than one size apart: a compare instead of
+                // `round` (a library call without SSE4.1).
+                if d.abs() <= size {
+                    if d > size * 0.5 {
+                        d - size
+                    } else if d < -size * 0.5 {
+                        d + size
+                    } else {
+                        d
+                    }
+                } else {
+                    d - size * (d / size).round()
+                }
+            };
+            Vec2::new(fold(d.x, size.x), fold(d.y, size.y))
         } else {
             d
         }
@@ -88,6 +103,10 @@ impl SimulationBounds {
     /// Non-finite coordinates are returned unchanged.
     #[inline]
     pub fn wrap_point(&self, p: Vec2) -> Vec2 {
+        if self.contains_half_open(p) {
+            // Nearly always: no remainder (a slow library call) for a point already inside.
+            return p;
+        }
         let size = self.rect.size();
         let mut q = self.rect.min + (p - self.rect.min).rem_euclid(size);
         // `rem_euclid` can round up to exactly `size` for tiny negative offsets.
@@ -98,6 +117,13 @@ impl SimulationBounds {
             q.y = self.rect.min.y;
         }
         q
+    }
+
+    /// Whether `p` is inside the rectangle, `min` inclusive and `max` exclusive.
+    #[inline]
+    pub fn contains_half_open(&self, p: Vec2) -> bool {
+        let r = self.rect;
+        p.x >= r.min.x && p.x < r.max.x && p.y >= r.min.y && p.y < r.max.y
     }
 
     /// Makes the bounds usable and reports what it changed: an inverted rectangle is put the

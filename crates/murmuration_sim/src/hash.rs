@@ -159,7 +159,12 @@ impl SpatialHash {
     /// `p` in the coordinates the hash stores: wrapped into the bounds when the edges wrap.
     #[inline]
     fn local(&self, p: Vec2) -> Vec2 {
-        if self.wrap {
+        let inside = |p: Vec2| {
+            let max = self.origin + self.world;
+            p.x >= self.origin.x && p.x < max.x && p.y >= self.origin.y && p.y < max.y
+        };
+        // Nearly always inside: no remainder (a slow library call) then.
+        if self.wrap && !inside(p) {
             let q = self.origin + (p - self.origin).rem_euclid(self.world);
             q.min(self.origin + self.world - self.cell * 1e-6)
         } else {
@@ -169,9 +174,11 @@ impl SpatialHash {
 
     /// The (clamped) cell holding `p`, which must already be [`Self::local`].
     #[inline]
-    fn cell_xy(&self, p: Vec2) -> IVec2 {
-        let c = ((p - self.origin) * self.inv_cell).floor();
-        // `as` saturates and maps NaN to 0, so any input lands in a real cell.
+    pub(crate) fn cell_xy(&self, p: Vec2) -> IVec2 {
+        // No `floor` (a library call without SSE4.1): `as` truncates toward zero, which differs
+        // from flooring only below zero, where the clamp makes both cell 0. `as` also saturates
+        // and maps NaN to 0, so any input lands in a real cell.
+        let c = (p - self.origin) * self.inv_cell;
         IVec2::new(
             (c.x as i32).clamp(0, self.cols as i32 - 1),
             (c.y as i32).clamp(0, self.rows as i32 - 1),
@@ -619,7 +626,7 @@ impl KNearest {
     }
 
     /// Keeps `hit` if it is among the `k` nearest so far; on a tie the earlier one stays.
-    fn offer(&mut self, hit: HashHit) {
+    pub(crate) fn offer(&mut self, hit: HashHit) {
         if self.is_full() {
             if hit.distance_squared >= self.worst() {
                 return;

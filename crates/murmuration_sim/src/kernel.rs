@@ -12,8 +12,9 @@ use crate::behaviours::{FlockSums, tie_break};
 use crate::hash::SpatialHash;
 use crate::neighbours::Perception;
 
-/// Candidates processed side by side.
-pub(crate) const LANES: usize = 4;
+/// Candidates processed side by side: one AVX2 register, or two SSE registers. Fixed whatever
+/// the CPU, so that every CPU adds the same candidates in the same order and gets the same bits.
+pub(crate) const LANES: usize = 8;
 
 /// What the kernel needs to know about the boid whose neighbours it sums.
 #[derive(Debug, Clone, Copy)]
@@ -146,20 +147,75 @@ impl Lanes {
 /// zero weight times their offset is still zero.
 const FAR: f32 = 1e30;
 
-/// The flocking sums of `o` over its metric neighbours in the 3x3 block of cells around it, and
-/// the number of candidates checked. Only for a grid that does not fold onto itself.
-#[inline]
-pub(crate) fn radius_sums(hash: &SpatialHash, o: &Observer) -> (FlockSums, u64) {
-    if o.view_cos <= -1.0 {
-        radius_sums_in::<VIEW_ALL>(hash, o)
-    } else if o.view_cos >= 0.0 {
-        radius_sums_in::<VIEW_NARROW>(hash, o)
-    } else {
-        radius_sums_in::<VIEW_WIDE>(hash, o)
+/// The runs of the hash that hold the 3x3 block of cells around one cell, with the offset that
+/// brings each run's positions to their images nearest that cell. Every boid of a cell has the
+/// same block, so it is found once per cell.
+#[derive(Clone, Default)]
+pub(crate) struct Block {
+    runs: [(usize, usize, Vec2); 6],
+    len: usize,
+}
+
+impl Block {
+    /// The block around the cell holding `p`. Only for a grid that does not fold onto itself.
+    #[inline]
+    pub fn around(hash: &SpatialHash, p: Vec2) -> Self {
+        let mut block = Self::default();
+        hash.visit_block(p, 1, |run, offset, _fold| {
+            // At most three rows of at most two runs each (two where the row crosses the seam).
+            block.runs[block.len] = (run.start, run.end, offset);
+            block.len += 1;
+        });
+        block
+    }
+
+    fn runs(&self) -> impl Iterator<Item = (core::ops::Range<usize>, Vec2)> + '_ {
+        self.runs[..self.len].iter().map(|&(a, b, o)| (a..b, o))
     }
 }
 
-fn radius_sums_in<const VIEW: u8>(hash: &SpatialHash, o: &Observer) -> (FlockSums, u64) {
+/// The flocking sums of `o` over its metric neighbours in `block` (the 3x3 block of cells around
+/// it), and the number of candidates checked. Only for a grid that does not fold onto itself.
+#[inline]
+pub(crate) fn radius_sums(hash: &SpatialHash, o: &Observer, block: &Block) -> (FlockSums, u64) {
+    if o.view_cos <= -1.0 {
+        dispatch::<VIEW_ALL>(hash, o, block)
+    } else if o.view_cos >= 0.0 {
+        dispatch::<VIEW_NARROW>(hash, o, block)
+    } else {
+        dispatch::<VIEW_WIDE>(hash, o, block)
+    }
+}
+
+/// Runs the kernel compiled for AVX2 where the CPU has it (the same operations in the same
+/// order, so the same bits), else the baseline build.
+#[inline(always)]
+fn dispatch<const VIEW: u8>(hash: &SpatialHash, o: &Observer, block: &Block) -> (FlockSums, u64) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU was just checked to have AVX2.
+        return unsafe { radius_sums_avx2::<VIEW>(hash, o, block) };
+    }
+    radius_sums_in::<VIEW>(hash, o, block)
+}
+
+/// [`radius_sums_in`] compiled with AVX2: each lane block is one 256-bit register.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn radius_sums_avx2<const VIEW: u8>(
+    hash: &SpatialHash,
+    o: &Observer,
+    block: &Block,
+) -> (FlockSums, u64) {
+    radius_sums_in::<VIEW>(hash, o, block)
+}
+
+#[inline(always)]
+fn radius_sums_in<const VIEW: u8>(
+    hash: &SpatialHash,
+    o: &Observer,
+    block: &Block,
+) -> (FlockSums, u64) {
     let cols = hash.columns();
     let mut lanes = Lanes::default();
     let mut candidates = 0u64;
@@ -173,7 +229,7 @@ fn radius_sums_in<const VIEW: u8>(hash: &SpatialHash, o: &Observer) -> (FlockSum
         separation2: o.separation2,
         cos2_v2: o.view_cos * o.view_cos * o.velocity.length_squared(),
     };
-    hash.visit_block(o.position, 1, |run, offset, _fold| {
+    for (run, offset) in block.runs() {
         candidates += run.len() as u64;
         let local = Local {
             px: base.px - offset.x,
@@ -220,12 +276,12 @@ fn radius_sums_in<const VIEW: u8>(hash: &SpatialHash, o: &Observer) -> (FlockSum
                 lanes.add::<VIEW>(&local, chunk, valid);
             }
         }
-    });
+    }
     let (mut sums, coincident) = lanes.total();
     if coincident > 1 {
         // Rare: other boids on exactly this spot, which the lanes skipped (d2 = 0 is also the
         // observer itself). Push apart along a per-pair direction instead.
-        hash.visit_block(o.position, 1, |run, offset, _fold| {
+        for (run, offset) in block.runs() {
             for j in run {
                 if j != o.slot && hash.position(j) + offset == o.position {
                     let same = cols.species[j] == o.species;
@@ -239,7 +295,7 @@ fn radius_sums_in<const VIEW: u8>(hash: &SpatialHash, o: &Observer) -> (FlockSum
                     );
                 }
             }
-        });
+        }
     }
     (sums, candidates)
 }
@@ -250,7 +306,7 @@ mod tests {
     use rand::rngs::Xoshiro256PlusPlus;
     use rand::{RngExt, SeedableRng};
 
-    use super::{Observer, radius_sums};
+    use super::{Block, Observer, radius_sums};
     use crate::behaviours::{FlockSums, tie_break};
     use crate::hash::{KNearest, SpatialHash};
     use crate::neighbours::{Perception, for_each_neighbour};
@@ -301,7 +357,8 @@ mod tests {
                         want.add(d, d2, v, same, sep2, || tie_break(slot, j));
                     });
                     let observer = Observer::new(&hash, slot, &perception, sep2);
-                    let (got, _) = radius_sums(&hash, &observer);
+                    let block = Block::around(&hash, observer.position);
+                    let (got, _) = radius_sums(&hash, &observer, &block);
                     assert_eq!(got.neighbours, want.neighbours, "slot {slot} fov {fov}");
                     assert_eq!(got.same_species, want.same_species);
                     let close = |a: Vec2, b: Vec2| (a - b).length() <= 1e-3 * b.length().max(1.0);

@@ -30,6 +30,7 @@ pub mod behaviours;
 pub mod bounds;
 pub mod components;
 pub mod control;
+pub mod flock_sums;
 pub mod hash;
 pub mod hunt;
 mod kernel;
@@ -41,6 +42,7 @@ pub mod population;
 pub mod rts;
 pub mod spawn;
 pub mod stats;
+pub mod stress;
 mod systems;
 
 pub use bounds::{Edges, SimulationBounds};
@@ -49,10 +51,13 @@ pub use components::{
     Predator, PreviousPosition, Species, Velocity,
 };
 pub use control::SimulationControl;
+pub use flock_sums::{PassCounts, flock_sums};
 pub use hash::{HashHit, KNearest, SpatialHash};
 pub use hunt::{BoidCaught, CatchRules, CatchStats, OnCatch};
 pub use metrics::{FlockMetrics, MetricsSettings};
-pub use neighbours::{Perception, for_each_neighbour, neighbours_of};
+pub use neighbours::{
+    NeighbourSearch, Perception, for_each_neighbour, for_each_neighbour_brute_force, neighbours_of,
+};
 pub use params::{FlockParams, NeighbourMode, ParamIssue};
 pub use plugin::{BoidsPlugin, BoidsSystems};
 pub use population::{FlockPopulation, ResetFlock};
@@ -68,7 +73,8 @@ pub mod prelude {
         Acceleration, Arrive, Attractor, Boid, BoidCaught, BoidsPlugin, BoidsSystems, CatchRules,
         CatchStats, Edges, FlockIndex, FlockMetrics, FlockParams, FlockPopulation, FlockSpawn,
         FlockStats, HashSlot, Hunter, MaxSpeed, MetricsSettings, MoveOrder, NeighbourMode,
-        Obstacle, OnCatch, OrderMarker, Position, Predator, ResetFlock, Selected, SimulationBounds,
-        SimulationControl, SpatialHash, Species, Unit, UnitCommand, UnitSettings, Velocity,
+        NeighbourSearch, Obstacle, OnCatch, OrderMarker, Position, Predator, ResetFlock, Selected,
+        SimulationBounds, SimulationControl, SpatialHash, Species, Unit, UnitCommand, UnitSettings,
+        Velocity,
     };
 }

@@ -4,8 +4,25 @@
 use bevy::prelude::*;
 
 use crate::behaviours::{in_view, view_cos};
+use crate::bounds::SimulationBounds;
 use crate::hash::{HashHit, KNearest, SpatialHash};
 use crate::params::{FlockParams, NeighbourMode};
+
+/// How the flocking rules find each boid's neighbours.
+///
+/// [`Grid`](Self::Grid) (the default) checks only the 3x3 block of hash cells around a boid;
+/// [`BruteForce`](Self::BruteForce) checks every other boid, `O(n^2)`: the reference that the
+/// grid is tested and benchmarked against, with the same neighbours and so the same flock up to
+/// float rounding. Other queries (flee, hunt, obstacles, metrics) always use the grid.
+#[derive(Resource, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[reflect(Resource, Debug, Clone, Default, PartialEq)]
+pub enum NeighbourSearch {
+    /// The spatial hash's 3x3 block of cells.
+    #[default]
+    Grid,
+    /// Every other boid.
+    BruteForce,
+}
 
 /// How far and how wide a boid sees, derived from [`FlockParams`].
 #[derive(Reflect, Debug, Clone, Copy, PartialEq)]
@@ -85,6 +102,48 @@ pub fn for_each_neighbour(
         }
     }
     candidates
+}
+
+/// [`for_each_neighbour`] by checking every other boid in the hash instead of the cells around
+/// `slot` ([`NeighbourSearch::BruteForce`]): the same neighbours, in slot order, measured to the
+/// nearest image under `bounds`. Returns the candidates checked (`n - 1`).
+pub fn for_each_neighbour_brute_force(
+    hash: &SpatialHash,
+    bounds: &SimulationBounds,
+    perception: &Perception,
+    slot: usize,
+    nearest: &mut KNearest,
+    f: impl FnMut(HashHit),
+) -> u64 {
+    let p = hash.position(slot);
+    let v = hash.velocity(slot);
+    let view = perception.view_cos;
+    let others = (0..hash.len()).filter(|&j| j != slot).map(|j| {
+        let delta = bounds.delta(p, hash.position(j));
+        HashHit {
+            slot: j,
+            delta,
+            distance_squared: delta.length_squared(),
+        }
+    });
+    match perception.mode {
+        NeighbourMode::Radius => {
+            let r2 = perception.radius * perception.radius;
+            others
+                .filter(|hit| hit.distance_squared < r2 && in_view(hit.delta, v, view))
+                .for_each(f);
+        }
+        NeighbourMode::Topological { k } => {
+            nearest.set_k(usize::from(k));
+            let reach = perception.radius * NeighbourMode::TOPOLOGICAL_REACH;
+            let reach2 = reach * reach;
+            others
+                .filter(|hit| hit.distance_squared < reach2 && in_view(hit.delta, v, view))
+                .for_each(|hit| nearest.offer(hit));
+            nearest.as_slice().iter().copied().for_each(f);
+        }
+    }
+    hash.len().saturating_sub(1) as u64
 }
 
 /// The neighbours of the boid in `slot`, collected, for tools and debug overlays (the simulation

@@ -16,7 +16,7 @@ use crate::control::{SimulationControl, consume_step};
 use crate::hash::{HashHit, KNearest, SpatialHash};
 use crate::hunt::{self, BoidCaught, CatchRules, CatchStats, OnCatch};
 use crate::metrics::{self, FlockMetrics, MetricsSettings};
-use crate::neighbours::Perception;
+use crate::neighbours::{NeighbourSearch, Perception};
 use crate::params::{FlockParams, NeighbourMode, ParamIssue};
 use crate::population::{FlockPopulation, ResetFlock, maintain_population};
 use crate::rts::{self, MoveOrder, OrderMarker, Selected, Unit, UnitCommand, UnitSettings};
@@ -130,6 +130,7 @@ impl Plugin for BoidsPlugin {
             .register_type::<Obstacle>()
             .register_type::<FlockParams>()
             .register_type::<NeighbourMode>()
+            .register_type::<NeighbourSearch>()
             .register_type::<SimulationBounds>()
             .register_type::<Edges>()
             .register_type::<SpatialHash>()
@@ -164,6 +165,7 @@ impl Plugin for BoidsPlugin {
             None => app.init_resource::<SimulationBounds>(),
         };
         app.init_resource::<SpatialHash>()
+            .init_resource::<NeighbourSearch>()
             .init_resource::<FlockStats>()
             .init_resource::<SimulationControl>()
             .init_resource::<CatchStats>()

@@ -48,10 +48,3 @@ impl FlockStats {
         self.hash_build + self.steering + self.integrate
     }
 }
-
-/// Counts a steering pass gathers on each thread, summed once at its end.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct PassCounts {
-    pub candidates: u64,
-    pub neighbours: u64,
-}

@@ -5,28 +5,20 @@ use bevy::prelude::*;
 use crate::bounds::SimulationBounds;
 use crate::components::{Acceleration, Boid, Hunter, Position, Velocity};
 use crate::control::SimulationControl;
-use crate::neighbours::Perception;
 use crate::params::{FlockParams, ParamIssue};
 use crate::stats::FlockStats;
 
-/// The validated parameters and bounds of this step, with the constants derived from them.
-/// Rebuilt only when [`FlockParams`] or [`SimulationBounds`] change.
+/// The validated parameters and bounds of this step. Rebuilt only when [`FlockParams`] or
+/// [`SimulationBounds`] change.
 #[derive(Resource, Debug, Clone)]
 pub(crate) struct StepConfig {
     pub params: FlockParams,
     pub bounds: SimulationBounds,
-    pub perception: Perception,
-    pub separation2: f32,
 }
 
 impl StepConfig {
     pub fn new(params: FlockParams, bounds: SimulationBounds) -> Self {
-        Self {
-            perception: Perception::new(&params),
-            separation2: params.separation_distance * params.separation_distance,
-            params,
-            bounds,
-        }
+        Self { params, bounds }
     }
 }
 

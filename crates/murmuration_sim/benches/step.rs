@@ -1,0 +1,90 @@
+//! The simulation's benchmarks: one full step of a real app at 1k to 1M boids, the same with
+//! brute-force neighbours at 1k and 10k, and the hash rebuild and the neighbour sums alone.
+//!
+//! `cargo bench -p murmuration_sim --bench step` (release build). Every flock is
+//! `murmuration_sim::stress::StressFlock` (the starlings preset, two species, a wrapping world at
+//! about 20 neighbours per boid), warmed up before timing. Threads: `MURMURATION_BENCH_THREADS`,
+//! default all cores. The allocation columns count every allocation a step makes, Bevy's
+//! scheduler and task pool included.
+
+use bevy::prelude::*;
+use divan::{AllocProfiler, Bencher};
+use murmuration_sim::prelude::*;
+use murmuration_sim::stress::{StressFlock, WARM_UP_STEPS};
+use murmuration_sim::{NeighbourSearch, flock_sums};
+
+#[global_allocator]
+static ALLOC: AllocProfiler = AllocProfiler::system();
+
+fn main() {
+    divan::main();
+}
+
+/// Threads working on each step, from `MURMURATION_BENCH_THREADS` or all cores.
+fn threads() -> Option<usize> {
+    std::env::var("MURMURATION_BENCH_THREADS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+}
+
+/// A warmed-up app flying `flock`.
+fn warm_app(flock: &StressFlock) -> App {
+    let mut app = flock.app(threads());
+    for _ in 0..WARM_UP_STEPS {
+        app.update();
+    }
+    app
+}
+
+/// One `App::update`: hash, steering, integration, transforms, metrics when due.
+#[divan::bench(args = [1_000, 10_000, 100_000, 1_000_000], sample_size = 1, max_time = 4)]
+fn full_step(bencher: Bencher, boids: usize) {
+    let mut app = warm_app(&StressFlock::new(boids));
+    bencher.bench_local(|| app.update());
+}
+
+/// One step with every boid checking every other: the reference the grid is measured against.
+#[divan::bench(args = [1_000, 10_000], sample_size = 1, max_time = 4)]
+fn full_step_brute_force(bencher: Bencher, boids: usize) {
+    let mut app = warm_app(&StressFlock {
+        search: NeighbourSearch::BruteForce,
+        ..StressFlock::new(boids)
+    });
+    bencher.bench_local(|| app.update());
+}
+
+/// The flock of a warmed-up app as `(entity, position, velocity, species)`, with its params.
+fn snapshot(boids: usize) -> (Vec<(Entity, Vec2, Vec2, u16)>, StressFlock) {
+    let flock = StressFlock::new(boids);
+    let mut app = warm_app(&flock);
+    let mut query = app
+        .world_mut()
+        .query_filtered::<(Entity, &Position, &Velocity, &Species), With<Boid>>();
+    let boids = query
+        .iter(app.world())
+        .map(|(e, p, v, s)| (e, p.0, v.0, s.0))
+        .collect();
+    (boids, flock)
+}
+
+/// The counting sort alone, from a plain list instead of the ECS.
+#[divan::bench(args = [10_000, 100_000, 1_000_000], sample_size = 1, max_time = 3)]
+fn hash_rebuild(bencher: Bencher, boids: usize) {
+    let (boids, flock) = snapshot(boids);
+    let (bounds, cell) = (flock.bounds(), flock.params().perception_radius);
+    let mut hash = SpatialHash::default();
+    hash.rebuild(&bounds, cell, &boids);
+    bencher.bench_local(|| hash.rebuild(&bounds, cell, &boids));
+}
+
+/// Every boid's neighbour sums (the flocking rules' neighbour search) alone.
+#[divan::bench(args = [10_000, 100_000, 1_000_000], sample_size = 1, max_time = 3)]
+fn neighbour_sums(bencher: Bencher, boids: usize) {
+    let (boids, flock) = snapshot(boids);
+    let (bounds, params) = (flock.bounds(), flock.params());
+    let mut hash = SpatialHash::default();
+    hash.rebuild(&bounds, params.perception_radius, &boids);
+    let mut out = Vec::new();
+    bencher.bench_local(|| flock_sums(&hash, &params, &bounds, NeighbourSearch::Grid, &mut out));
+}

@@ -1,0 +1,144 @@
+//! [`flock_sums`]: the neighbour sums of every boid in the hash at once, in slot (cell) order and
+//! in parallel. This is the flocking rules' whole neighbour search, and what the steering
+//! benchmark times.
+
+use bevy::prelude::*;
+use bevy::tasks::{ComputeTaskPool, ParallelSliceMut, TaskPool};
+
+use crate::behaviours::{FlockSums, tie_break};
+use crate::bounds::SimulationBounds;
+use crate::hash::{HashHit, KNearest, SpatialHash};
+use crate::kernel::{Block, Observer, radius_sums};
+use crate::neighbours::{
+    NeighbourSearch, Perception, for_each_neighbour, for_each_neighbour_brute_force,
+};
+use crate::params::{FlockParams, NeighbourMode};
+
+/// What a pass over the flock counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PassCounts {
+    /// Candidates checked (distance tests).
+    pub candidates: u64,
+    /// Neighbours found.
+    pub neighbours: u64,
+}
+
+/// Slots per task: big enough that handing a task to a thread costs little against it, small
+/// enough that two threads finish close together.
+const SLOTS_PER_TASK: usize = 2048;
+
+/// Fills `out[slot]` with the [`FlockSums`] of every boid in `hash`, as the flocking rules see
+/// them under `params`, and returns what the pass counted.
+///
+/// Boids are taken in slot order, which is cell order: the boids of one cell share their 3x3
+/// block of cells, found once, and read the same candidates while they are in cache. The slots
+/// are split over Bevy's compute task pool; each slot's sums depend only on the hash, so the
+/// result is the same on any number of threads.
+pub fn flock_sums(
+    hash: &SpatialHash,
+    params: &FlockParams,
+    bounds: &SimulationBounds,
+    search: NeighbourSearch,
+    out: &mut Vec<FlockSums>,
+) -> PassCounts {
+    let pass = Pass {
+        hash,
+        bounds,
+        search,
+        perception: Perception::new(params),
+        separation2: params.separation_distance * params.separation_distance,
+    };
+    out.clear();
+    out.resize(hash.len(), FlockSums::default());
+    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+    let mut counts = PassCounts::default();
+    if out.len() <= SLOTS_PER_TASK {
+        counts = pass.run(0, out);
+    } else {
+        let parts = out.par_chunk_map_mut(pool, SLOTS_PER_TASK, |index, chunk| {
+            pass.run(index * SLOTS_PER_TASK, chunk)
+        });
+        for part in parts {
+            counts.candidates += part.candidates;
+            counts.neighbours += part.neighbours;
+        }
+    }
+    counts
+}
+
+/// One pass's fixed inputs.
+struct Pass<'a> {
+    hash: &'a SpatialHash,
+    bounds: &'a SimulationBounds,
+    search: NeighbourSearch,
+    perception: Perception,
+    separation2: f32,
+}
+
+impl Pass<'_> {
+    /// The sums of the slots `first..first + out.len()`.
+    fn run(&self, first: usize, out: &mut [FlockSums]) -> PassCounts {
+        let hash = self.hash;
+        let mut counts = PassCounts::default();
+        let kernel = self.search == NeighbourSearch::Grid
+            && self.perception.mode == NeighbourMode::Radius
+            && !hash.folds(1);
+        if kernel {
+            let mut block: Option<(IVec2, Block)> = None;
+            for (slot, sums) in (first..).zip(out.iter_mut()) {
+                let p = hash.position(slot);
+                let cell = hash.cell_xy(p);
+                let block = match &block {
+                    Some((c, b)) if *c == cell => b,
+                    _ => &block.insert((cell, Block::around(hash, p))).1,
+                };
+                let observer = Observer::new(hash, slot, &self.perception, self.separation2);
+                let (s, candidates) = radius_sums(hash, &observer, block);
+                counts.candidates += candidates;
+                counts.neighbours += u64::from(s.neighbours);
+                *sums = s;
+            }
+        } else {
+            let mut nearest = KNearest::new(0);
+            for (slot, sums) in (first..).zip(out.iter_mut()) {
+                let (s, candidates) = self.walk(slot, &mut nearest);
+                counts.candidates += candidates;
+                counts.neighbours += u64::from(s.neighbours);
+                *sums = s;
+            }
+        }
+        counts
+    }
+
+    /// The sums of one boid through the plain neighbour walk: topological neighbours, a world
+    /// so small the 3x3 block folds onto itself, or brute force.
+    fn walk(&self, slot: usize, nearest: &mut KNearest) -> (FlockSums, u64) {
+        let hash = self.hash;
+        let species = hash.species();
+        let own_species = species[slot];
+        let mut sums = FlockSums::default();
+        let add = |hit: HashHit| {
+            let j = hit.slot;
+            sums.add(
+                hit.delta,
+                hit.distance_squared,
+                hash.velocity(j),
+                species[j] == own_species,
+                self.separation2,
+                || tie_break(slot, j),
+            );
+        };
+        let candidates = match self.search {
+            NeighbourSearch::Grid => for_each_neighbour(hash, &self.perception, slot, nearest, add),
+            NeighbourSearch::BruteForce => for_each_neighbour_brute_force(
+                hash,
+                self.bounds,
+                &self.perception,
+                slot,
+                nearest,
+                add,
+            ),
+        };
+        (sums, candidates)
+    }
+}

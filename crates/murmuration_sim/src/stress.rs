@@ -1,0 +1,252 @@
+//! A reproducible stress flock for measuring the simulation: the world, the app and the timing
+//! loop that the `stress` example, the `soak` example and the benchmarks share, so that every
+//! number in BENCHMARKS.md comes from the same setup.
+
+use core::fmt;
+use core::time::Duration;
+
+use bevy::app::{FixedMain, RunFixedMainLoop, TaskPoolOptions, TaskPoolPlugin};
+use bevy::ecs::schedule::{ScheduleLabel, SingleThreadedExecutor};
+use bevy::platform::time::Instant;
+use bevy::prelude::*;
+use bevy::tasks::ComputeTaskPool;
+use bevy::time::TimeUpdateStrategy;
+
+use crate::bounds::SimulationBounds;
+use crate::neighbours::NeighbourSearch;
+use crate::params::FlockParams;
+use crate::plugin::BoidsPlugin;
+use crate::spawn::FlockSpawn;
+use crate::stats::FlockStats;
+
+/// World area per boid, square world units. With the starlings' 70-unit perception radius and
+/// 290-degree field of view a uniform flock at this density has about 20 neighbours per boid.
+pub const AREA_PER_BOID: f32 = 600.0;
+
+/// Updates run before timing starts (the spawn, and the first steps that grow every buffer).
+pub const WARM_UP_STEPS: usize = 5;
+
+/// A seeded flock for timing: `boids` starlings of two species in a square wrapping world sized
+/// for [`AREA_PER_BOID`], or packed into a few cells when `clustered`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StressFlock {
+    /// How many boids.
+    pub boids: usize,
+    /// How many species.
+    pub species: u16,
+    /// The spawn seed.
+    pub seed: u64,
+    /// Start everyone in a square four perception radii across, as a flock herded by a predator.
+    pub clustered: bool,
+    /// How neighbours are found.
+    pub search: NeighbourSearch,
+}
+
+impl StressFlock {
+    /// `boids` boids, two species, seed 1, spread over the world, grid search.
+    pub fn new(boids: usize) -> Self {
+        Self {
+            boids,
+            species: 2,
+            seed: 1,
+            clustered: false,
+            search: NeighbourSearch::Grid,
+        }
+    }
+
+    /// The flock's parameters: the starlings preset (field of view on).
+    pub fn params(&self) -> FlockParams {
+        FlockParams::starlings()
+    }
+
+    /// A square wrapping world of `boids * AREA_PER_BOID` square units (at least 400 across).
+    pub fn bounds(&self) -> SimulationBounds {
+        let side = (self.boids as f32 * AREA_PER_BOID).sqrt().max(400.0);
+        SimulationBounds::wrap(Rect::new(0.0, 0.0, side, side))
+    }
+
+    /// Where the boids start: the whole world, or a square four perception radii across in its
+    /// middle when clustered.
+    pub fn region(&self) -> Rect {
+        let rect = self.bounds().rect;
+        if self.clustered {
+            let half = Vec2::splat(2.0 * self.params().perception_radius);
+            Rect::from_center_half_size(rect.center(), half.min(rect.half_size()))
+        } else {
+            rect
+        }
+    }
+
+    /// A headless app stepping this flock once per `update`: [`MinimalPlugins`] with `threads`
+    /// compute threads (`None` for Bevy's default split of the cores), [`BoidsPlugin`] in
+    /// `FixedUpdate` and the flock queued to spawn on the first update.
+    ///
+    /// Every schedule runs on the single-threaded executor: the plugin's systems are chained, so
+    /// the multi-threaded one would only add thread wake-ups; the work is spread over the
+    /// threads inside each system. Bevy's task pools are global, so only the first app of a
+    /// process decides the thread count.
+    pub fn app(&self, threads: Option<usize>) -> App {
+        let mut app = App::new();
+        app.add_plugins(MinimalPlugins.set(TaskPoolPlugin {
+            task_pool_options: task_pool_options(threads),
+        }))
+        .add_plugins(
+            BoidsPlugin::new(FixedUpdate)
+                .with_params(self.params())
+                .with_bounds(self.bounds()),
+        )
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
+        .insert_resource(self.search);
+        use_single_threaded_executors(&mut app);
+        app.world_mut().commands().queue(FlockSpawn {
+            count: self.boids,
+            species: self.species,
+            seed: self.seed,
+            region: self.region(),
+            first_index: 0,
+        });
+        app
+    }
+}
+
+/// Task pool options for `threads` threads working on each step of a [`StressFlock::app`], or
+/// Bevy's defaults for `None`.
+///
+/// The app's schedules run on the main thread, which works on the parallel parts too while it
+/// waits for them, so `threads` threads are the main one and `threads - 1` compute threads.
+pub fn task_pool_options(threads: Option<usize>) -> TaskPoolOptions {
+    let mut options = TaskPoolOptions::default();
+    if let Some(threads) = threads {
+        let compute = threads.max(1) - 1;
+        options.compute.min_threads = compute;
+        options.compute.max_threads = compute;
+    }
+    options
+}
+
+/// Threads working on each step of a [`StressFlock::app`]: the main thread and the compute
+/// pool's.
+pub fn working_threads() -> usize {
+    ComputeTaskPool::get().thread_num() + 1
+}
+
+/// Runs every schedule of a [`MinimalPlugins`] app on the single-threaded executor.
+pub fn use_single_threaded_executors(app: &mut App) {
+    for label in [
+        Main.intern(),
+        First.intern(),
+        PreUpdate.intern(),
+        RunFixedMainLoop.intern(),
+        FixedMain.intern(),
+        FixedFirst.intern(),
+        FixedPreUpdate.intern(),
+        FixedUpdate.intern(),
+        FixedPostUpdate.intern(),
+        FixedLast.intern(),
+        Update.intern(),
+        PostUpdate.intern(),
+        Last.intern(),
+    ] {
+        app.edit_schedule(label, |schedule| {
+            schedule.set_executor(SingleThreadedExecutor::new());
+        });
+    }
+}
+
+/// What a timed run measured: medians over the timed steps, and the mean neighbour counts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StressReport {
+    /// Boids in the flock.
+    pub boids: usize,
+    /// Steps timed (after [`WARM_UP_STEPS`]).
+    pub steps: usize,
+    /// Threads working on each step ([`working_threads`]).
+    pub threads: usize,
+    /// Median wall-clock time of one `App::update` (one full step).
+    pub median_step: Duration,
+    /// Median time of the hash rebuild.
+    pub median_hash: Duration,
+    /// Median time of the steering systems.
+    pub median_steer: Duration,
+    /// Median time of integration.
+    pub median_integrate: Duration,
+    /// Mean distance checks per boid per step.
+    pub candidates_per_boid: f64,
+    /// Mean neighbours per boid per step.
+    pub neighbours_per_boid: f64,
+}
+
+impl StressReport {
+    /// Warms `app` up, then times `steps` updates of it.
+    pub fn measure(app: &mut App, steps: usize) -> Self {
+        for _ in 0..WARM_UP_STEPS {
+            app.update();
+        }
+        let mut step = Vec::with_capacity(steps);
+        let (mut hash, mut steer, mut integrate) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut candidates, mut neighbours) = (0.0, 0.0);
+        for _ in 0..steps {
+            let start = Instant::now();
+            app.update();
+            step.push(start.elapsed());
+            let stats = app.world().resource::<FlockStats>();
+            hash.push(stats.hash_build);
+            steer.push(stats.steering);
+            integrate.push(stats.integrate);
+            candidates += stats.candidates_per_boid();
+            neighbours += stats.neighbours_per_boid();
+        }
+        let n = steps.max(1) as f64;
+        Self {
+            boids: app.world().resource::<FlockStats>().boids,
+            steps,
+            threads: working_threads(),
+            median_step: median(&mut step),
+            median_hash: median(&mut hash),
+            median_steer: median(&mut steer),
+            median_integrate: median(&mut integrate),
+            candidates_per_boid: candidates / n,
+            neighbours_per_boid: neighbours / n,
+        }
+    }
+
+    /// Median step time per boid, nanoseconds.
+    pub fn ns_per_boid(&self) -> f64 {
+        self.median_step.as_secs_f64() * 1e9 / self.boids.max(1) as f64
+    }
+
+    /// The hash rebuild's share of the median step, 0 to 1.
+    pub fn hash_share(&self) -> f64 {
+        self.median_hash.as_secs_f64() / self.median_step.as_secs_f64().max(1e-12)
+    }
+}
+
+/// The line the `stress` example prints: `key=value` pairs in a fixed order, for scripts.
+impl fmt::Display for StressReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        write!(
+            f,
+            "boids={} steps={} threads={} median_ms={:.3} ns_per_boid={:.1} \
+             candidates_per_boid={:.1} neighbours_per_boid={:.1} hash_share={:.2} \
+             hash_ms={:.3} steer_ms={:.3} integrate_ms={:.3}",
+            self.boids,
+            self.steps,
+            self.threads,
+            ms(self.median_step),
+            self.ns_per_boid(),
+            self.candidates_per_boid,
+            self.neighbours_per_boid,
+            self.hash_share(),
+            ms(self.median_hash),
+            ms(self.median_steer),
+            ms(self.median_integrate),
+        )
+    }
+}
+
+/// The median of `samples` (zero for none); sorts them.
+fn median(samples: &mut [Duration]) -> Duration {
+    samples.sort_unstable();
+    samples.get(samples.len() / 2).copied().unwrap_or_default()
+}

@@ -1,0 +1,164 @@
+//! Times the simulation on your machine: one line of key=value numbers per run (median step, nanoseconds per boid, neighbours, hash share), headless or in a window.
+//!
+//! `cargo run --release --example stress -- --boids 100000 --steps 300 [--threads 2]
+//! [--clustered] [--brute-force] [--seed 1] [--window]`
+//!
+//! Headless, it builds the flock of `murmuration_sim::stress` (the starlings preset, two species,
+//! a wrapping world at about 20 neighbours per boid), warms up, times `--steps` updates and
+//! prints the medians. With `--window` it draws the same flock and prints the mean frame time
+//! beside the simulation's share of it.
+
+use bevy::app::TaskPoolPlugin;
+use bevy::prelude::*;
+use bevy::window::{PresentMode, WindowResolution};
+use bevy_murmuration::neighbours::NeighbourSearch;
+use bevy_murmuration::prelude::*;
+use bevy_murmuration::render::{BoidsRenderPlugin, FlockLook};
+use bevy_murmuration::stress::{StressFlock, StressReport, task_pool_options};
+
+/// What the command line asked for.
+#[derive(Debug, Clone)]
+struct Args {
+    flock: StressFlock,
+    steps: usize,
+    threads: Option<usize>,
+    window: bool,
+}
+
+fn parse() -> Args {
+    let all: Vec<String> = std::env::args().skip(1).collect();
+    let mut args = Args {
+        flock: StressFlock::new(100_000),
+        steps: 300,
+        threads: std::thread::available_parallelism().ok().map(|n| n.get()),
+        window: false,
+    };
+    let mut i = 0;
+    let number = |i: usize, name: &str| -> u64 {
+        all.get(i + 1)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{name} needs a number"))
+    };
+    while i < all.len() {
+        match all[i].as_str() {
+            "--boids" => args.flock.boids = number(i, "--boids") as usize,
+            "--steps" => args.steps = number(i, "--steps") as usize,
+            "--threads" => args.threads = Some(number(i, "--threads") as usize),
+            "--seed" => args.flock.seed = number(i, "--seed"),
+            "--clustered" => args.flock.clustered = true,
+            "--brute-force" => args.flock.search = NeighbourSearch::BruteForce,
+            "--window" => args.window = true,
+            other => panic!(
+                "unknown flag {other}; use --boids N --steps N --threads N --seed N \
+                 --clustered --brute-force --window"
+            ),
+        }
+        i += if matches!(
+            all[i].as_str(),
+            "--clustered" | "--brute-force" | "--window"
+        ) {
+            1
+        } else {
+            2
+        };
+    }
+    args
+}
+
+fn main() -> AppExit {
+    let args = parse();
+    if args.window {
+        return windowed(&args);
+    }
+    let mut app = args.flock.app(args.threads);
+    let report = StressReport::measure(&mut app, args.steps);
+    println!("{report}");
+    AppExit::Success
+}
+
+/// The same flock in a window, drawn as sprites of one shared image (one batch), for
+/// `--steps` frames; prints the mean frame time and the simulation's share of it.
+fn windowed(args: &Args) -> AppExit {
+    let flock = &args.flock;
+    let mut app = App::new();
+    app.add_plugins(
+        DefaultPlugins
+            .set(WindowPlugin {
+                primary_window: Some(Window {
+                    title: format!("stress: {} boids", flock.boids),
+                    resolution: WindowResolution::new(1280, 720),
+                    present_mode: PresentMode::AutoNoVsync,
+                    ..default()
+                }),
+                ..default()
+            })
+            .set(TaskPoolPlugin {
+                task_pool_options: task_pool_options(args.threads),
+            }),
+    )
+    .add_plugins(
+        BoidsPlugin::new(FixedUpdate)
+            .with_params(flock.params())
+            .with_bounds(flock.bounds()),
+    )
+    .add_plugins(BoidsRenderPlugin::new(FlockLook {
+        trails: false,
+        ..FlockLook::starlings()
+    }))
+    .insert_resource(bevy::time::TimeUpdateStrategy::FixedTimesteps(1))
+    .insert_resource(flock.search)
+    .insert_resource(FrameTimes {
+        frames: args.steps,
+        ..default()
+    })
+    .add_systems(Last, time_frames);
+    app.world_mut().commands().queue(FlockSpawn {
+        count: flock.boids,
+        species: flock.species,
+        seed: flock.seed,
+        region: flock.region(),
+        first_index: 0,
+    });
+    app.run()
+}
+
+/// Frame and simulation times of the windowed run.
+#[derive(Resource, Default)]
+struct FrameTimes {
+    frames: usize,
+    last: Option<std::time::Instant>,
+    frame: Vec<f64>,
+    sim: Vec<f64>,
+}
+
+/// Records each frame's wall-clock time and the step's, and prints the means at the end.
+fn time_frames(
+    mut times: ResMut<FrameTimes>,
+    stats: Res<FlockStats>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let now = std::time::Instant::now();
+    if let Some(last) = times.last.replace(now)
+        && stats.steps > bevy_murmuration::stress::WARM_UP_STEPS as u64
+    {
+        times.frame.push((now - last).as_secs_f64());
+        let sim = stats.step_time().as_secs_f64();
+        times.sim.push(sim);
+    }
+    if times.frame.len() >= times.frames {
+        let n = times.frame.len().max(1) as f64;
+        let frame = times.frame.iter().sum::<f64>() / n;
+        let sim = times.sim.iter().sum::<f64>() / n;
+        println!(
+            "boids={} frames={} mean_frame_ms={:.2} mean_sim_ms={:.2} sim_share={:.2} \
+             render_share={:.2}",
+            stats.boids,
+            times.frame.len(),
+            frame * 1e3,
+            sim * 1e3,
+            sim / frame,
+            1.0 - sim / frame
+        );
+        exit.write(AppExit::Success);
+    }
+}
