@@ -1,10 +1,10 @@
 //! Times the simulation on your machine: one line of key=value numbers per run (median step, nanoseconds per boid, neighbours, hash share), headless or in a window.
 //!
 //! `cargo run --release --example stress -- --boids 100000 --steps 300 [--threads 2]
-//! [--clustered] [--brute-force] [--seed 1] [--window]`
+//! [--area-per-boid 1250] [--clustered] [--brute-force] [--seed 1] [--window]`
 //!
 //! Headless, it builds the flock of `murmuration_sim::stress` (the starlings preset, two species,
-//! a wrapping world at about 20 neighbours per boid), warms up, times `--steps` updates and
+//! a wrapping world at about 12 neighbours per boid), warms up, times `--steps` updates and
 //! prints the medians. With `--window` it draws the same flock and prints the mean frame time
 //! beside the simulation's share of it.
 
@@ -45,12 +45,13 @@ fn parse() -> Args {
             "--steps" => args.steps = number(i, "--steps") as usize,
             "--threads" => args.threads = Some(number(i, "--threads") as usize),
             "--seed" => args.flock.seed = number(i, "--seed"),
+            "--area-per-boid" => args.flock.area_per_boid = number(i, "--area-per-boid") as f32,
             "--clustered" => args.flock.clustered = true,
             "--brute-force" => args.flock.search = NeighbourSearch::BruteForce,
             "--window" => args.window = true,
             other => panic!(
                 "unknown flag {other}; use --boids N --steps N --threads N --seed N \
-                 --clustered --brute-force --window"
+                 --area-per-boid N --clustered --brute-force --window"
             ),
         }
         i += if matches!(
@@ -93,7 +94,9 @@ fn windowed(args: &Args) -> AppExit {
                 ..default()
             })
             .set(TaskPoolPlugin {
-                task_pool_options: task_pool_options(args.threads),
+                // The windowed app keeps Bevy's multi-threaded executor, which needs a compute
+                // thread.
+                task_pool_options: task_pool_options(args.threads.map(|t| t.max(2))),
             }),
     )
     .add_plugins(

@@ -3,9 +3,9 @@
 //! benchmark times.
 
 use bevy::prelude::*;
-use bevy::tasks::{ComputeTaskPool, ParallelSliceMut, TaskPool};
+use bevy::tasks::{ComputeTaskPool, TaskPool};
 
-use crate::behaviours::{FlockSums, tie_break};
+use crate::behaviours::{FlockSums, RuleWeights, flocking_force, tie_break};
 use crate::bounds::SimulationBounds;
 use crate::hash::{HashHit, KNearest, SpatialHash};
 use crate::kernel::{Block, Observer, radius_sums};
@@ -27,19 +27,29 @@ pub struct PassCounts {
 /// enough that two threads finish close together.
 const SLOTS_PER_TASK: usize = 2048;
 
-/// Fills `out[slot]` with the [`FlockSums`] of every boid in `hash`, as the flocking rules see
-/// them under `params`, and returns what the pass counted.
+/// What [`flock_sums`] computes for every slot of the hash.
+#[derive(Debug, Clone, Default)]
+pub struct FlockSlots {
+    /// Each boid's neighbour sums.
+    pub sums: Vec<FlockSums>,
+    /// Each boid's flocking force as a plain boid: flying at the params' `max_speed`, not a unit.
+    /// Boids with a `MaxSpeed` or `Arrive` get theirs from `sums` instead.
+    pub forces: Vec<Vec2>,
+}
+
+/// Fills `out` for every boid in `hash`, as the flocking rules see them under `params`, and
+/// returns what the pass counted.
 ///
 /// Boids are taken in slot order, which is cell order: the boids of one cell share their 3x3
 /// block of cells, found once, and read the same candidates while they are in cache. The slots
-/// are split over Bevy's compute task pool; each slot's sums depend only on the hash, so the
-/// result is the same on any number of threads.
+/// are split over Bevy's compute task pool; each slot's result depends only on the hash, so it
+/// is the same on any number of threads.
 pub fn flock_sums(
     hash: &SpatialHash,
     params: &FlockParams,
     bounds: &SimulationBounds,
     search: NeighbourSearch,
-    out: &mut Vec<FlockSums>,
+    out: &mut FlockSlots,
 ) -> PassCounts {
     let pass = Pass {
         hash,
@@ -47,21 +57,31 @@ pub fn flock_sums(
         search,
         perception: Perception::new(params),
         separation2: params.separation_distance * params.separation_distance,
+        params,
     };
-    out.clear();
-    out.resize(hash.len(), FlockSums::default());
+    let n = hash.len();
+    out.sums.clear();
+    out.sums.resize(n, FlockSums::default());
+    out.forces.clear();
+    out.forces.resize(n, Vec2::ZERO);
+    if n <= SLOTS_PER_TASK {
+        return pass.run(0, &mut out.sums, &mut out.forces);
+    }
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-    let mut counts = PassCounts::default();
-    if out.len() <= SLOTS_PER_TASK {
-        counts = pass.run(0, out);
-    } else {
-        let parts = out.par_chunk_map_mut(pool, SLOTS_PER_TASK, |index, chunk| {
-            pass.run(index * SLOTS_PER_TASK, chunk)
-        });
-        for part in parts {
-            counts.candidates += part.candidates;
-            counts.neighbours += part.neighbours;
+    let chunks = out
+        .sums
+        .chunks_mut(SLOTS_PER_TASK)
+        .zip(out.forces.chunks_mut(SLOTS_PER_TASK));
+    let parts = pool.scope(|scope| {
+        let pass = &pass;
+        for (index, (sums, forces)) in chunks.enumerate() {
+            scope.spawn(async move { pass.run(index * SLOTS_PER_TASK, sums, forces) });
         }
+    });
+    let mut counts = PassCounts::default();
+    for part in parts {
+        counts.candidates += part.candidates;
+        counts.neighbours += part.neighbours;
     }
     counts
 }
@@ -73,11 +93,35 @@ struct Pass<'a> {
     search: NeighbourSearch,
     perception: Perception,
     separation2: f32,
+    params: &'a FlockParams,
 }
 
 impl Pass<'_> {
+    /// The sums and forces of the slots `first..first + sums.len()`.
+    fn run(&self, first: usize, sums: &mut [FlockSums], forces: &mut [Vec2]) -> PassCounts {
+        let counts = self.sums(first, sums);
+        let params = self.params;
+        let weights = RuleWeights {
+            separation: params.separation_weight,
+            alignment: params.alignment_weight,
+            cohesion: params.cohesion_weight,
+        };
+        for ((slot, s), force) in (first..).zip(sums.iter()).zip(forces.iter_mut()) {
+            *force = flocking_force(
+                s,
+                self.hash.velocity(slot),
+                params.max_speed,
+                params.max_force,
+                weights,
+                false,
+                params.separation_distance,
+            );
+        }
+        counts
+    }
+
     /// The sums of the slots `first..first + out.len()`.
-    fn run(&self, first: usize, out: &mut [FlockSums]) -> PassCounts {
+    fn sums(&self, first: usize, out: &mut [FlockSums]) -> PassCounts {
         let hash = self.hash;
         let mut counts = PassCounts::default();
         let kernel = self.search == NeighbourSearch::Grid

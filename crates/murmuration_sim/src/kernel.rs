@@ -143,6 +143,14 @@ impl Lanes {
     }
 }
 
+/// The most candidates one boid checks in a step, about. Where the 3x3 block around a boid holds
+/// more (a flock crushed into a few cells, as a predator herds it), the boid checks every
+/// `k`-th group of 8 candidates, `k = ceil(block / CANDIDATE_CAP)`, and counts each
+/// neighbour it finds `k` times. Alignment and cohesion, which use means, are unbiased; the
+/// separation push and the neighbour count are estimates. A crush then costs at most about
+/// this many checks per boid instead of growing with the square of the crowd.
+pub const CANDIDATE_CAP: usize = 1024;
+
 /// Where padding candidates sit: so far away that they are never neighbours, yet finite, so a
 /// zero weight times their offset is still zero.
 const FAR: f32 = 1e30;
@@ -229,8 +237,11 @@ fn radius_sums_in<const VIEW: u8>(
         separation2: o.separation2,
         cos2_v2: o.view_cos * o.view_cos * o.velocity.length_squared(),
     };
+    // Crowded (more than the cap in the block): check every `stride`-th chunk only, and count
+    // each one found for `stride`.
+    let in_block: usize = block.runs().map(|(run, _)| run.len()).sum();
+    let stride = in_block.div_ceil(CANDIDATE_CAP).max(1);
     for (run, offset) in block.runs() {
-        candidates += run.len() as u64;
         let local = Local {
             px: base.px - offset.x,
             py: base.py - offset.y,
@@ -239,8 +250,9 @@ fn radius_sums_in<const VIEW: u8>(
         let total = cols.x.len();
         // NOTE: chunks start at the run and may read past its end into the next cells (masked
         // off by `valid`); only the very last chunk of the arrays is copied and padded.
-        for i in run.clone().step_by(LANES) {
+        for i in run.clone().step_by(LANES * stride) {
             let valid = (run.end - i).min(LANES);
+            candidates += valid as u64;
             if i + LANES <= total {
                 fn block(a: &[f32], i: usize) -> &[f32; LANES] {
                     a[i..i + LANES].try_into().unwrap()
@@ -278,6 +290,14 @@ fn radius_sums_in<const VIEW: u8>(
         }
     }
     let (mut sums, coincident) = lanes.total();
+    if stride > 1 {
+        let k = stride as f32;
+        sums.separation *= k;
+        sums.alignment *= k;
+        sums.cohesion *= k;
+        sums.same_species *= stride as u32;
+        sums.neighbours *= stride as u32;
+    }
     if coincident > 1 {
         // Rare: other boids on exactly this spot, which the lanes skipped (d2 = 0 is also the
         // observer itself). Push apart along a per-pair direction instead.

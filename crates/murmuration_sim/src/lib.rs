@@ -51,9 +51,10 @@ pub use components::{
     Predator, PreviousPosition, Species, Velocity,
 };
 pub use control::SimulationControl;
-pub use flock_sums::{PassCounts, flock_sums};
+pub use flock_sums::{FlockSlots, PassCounts, flock_sums};
 pub use hash::{HashHit, KNearest, SpatialHash};
 pub use hunt::{BoidCaught, CatchRules, CatchStats, OnCatch};
+pub use kernel::CANDIDATE_CAP;
 pub use metrics::{FlockMetrics, MetricsSettings};
 pub use neighbours::{
     NeighbourSearch, Perception, for_each_neighbour, for_each_neighbour_brute_force, neighbours_of,

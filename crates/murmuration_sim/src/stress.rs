@@ -20,14 +20,17 @@ use crate::spawn::FlockSpawn;
 use crate::stats::FlockStats;
 
 /// World area per boid, square world units. With the starlings' 70-unit perception radius and
-/// 290-degree field of view a uniform flock at this density has about 20 neighbours per boid.
-pub const AREA_PER_BOID: f32 = 600.0;
+/// 290-degree field of view a uniform flock at this density has about 12 neighbours per boid
+/// (and about 40 candidates in its 3x3 block of cells); the flock gathers as it flies, so
+/// the counts grow over a run.
+pub const AREA_PER_BOID: f32 = 1250.0;
 
 /// Updates run before timing starts (the spawn, and the first steps that grow every buffer).
 pub const WARM_UP_STEPS: usize = 5;
 
 /// A seeded flock for timing: `boids` starlings of two species in a square wrapping world sized
-/// for [`AREA_PER_BOID`], or packed into a few cells when `clustered`.
+/// for [`AREA_PER_BOID`], or packed into a few cells when `clustered`. Override the density with
+/// `area_per_boid`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StressFlock {
     /// How many boids.
@@ -40,6 +43,8 @@ pub struct StressFlock {
     pub clustered: bool,
     /// How neighbours are found.
     pub search: NeighbourSearch,
+    /// World area per boid, square world units ([`AREA_PER_BOID`] by default).
+    pub area_per_boid: f32,
 }
 
 impl StressFlock {
@@ -51,6 +56,7 @@ impl StressFlock {
             seed: 1,
             clustered: false,
             search: NeighbourSearch::Grid,
+            area_per_boid: AREA_PER_BOID,
         }
     }
 
@@ -59,9 +65,9 @@ impl StressFlock {
         FlockParams::starlings()
     }
 
-    /// A square wrapping world of `boids * AREA_PER_BOID` square units (at least 400 across).
+    /// A square wrapping world of `boids * area_per_boid` square units (at least 400 across).
     pub fn bounds(&self) -> SimulationBounds {
-        let side = (self.boids as f32 * AREA_PER_BOID).sqrt().max(400.0);
+        let side = (self.boids as f32 * self.area_per_boid).sqrt().max(400.0);
         SimulationBounds::wrap(Rect::new(0.0, 0.0, side, side))
     }
 
@@ -112,22 +118,24 @@ impl StressFlock {
 /// Task pool options for `threads` threads working on each step of a [`StressFlock::app`], or
 /// Bevy's defaults for `None`.
 ///
-/// The app's schedules run on the main thread, which works on the parallel parts too while it
-/// waits for them, so `threads` threads are the main one and `threads - 1` compute threads.
+/// Bevy iterates queries in parallel only with two or more compute threads (with one, a
+/// `par_iter` runs on the calling thread), and its default split of a 2-core machine gives the
+/// compute pool one thread. So `threads` of 2 or more asks for that many compute threads, and 1
+/// for none: every step then runs on the main thread alone.
 pub fn task_pool_options(threads: Option<usize>) -> TaskPoolOptions {
     let mut options = TaskPoolOptions::default();
     if let Some(threads) = threads {
-        let compute = threads.max(1) - 1;
+        let compute = if threads <= 1 { 0 } else { threads };
         options.compute.min_threads = compute;
         options.compute.max_threads = compute;
     }
     options
 }
 
-/// Threads working on each step of a [`StressFlock::app`]: the main thread and the compute
-/// pool's.
+/// Threads working on each step of a [`StressFlock::app`]: the compute pool's, or the main
+/// thread alone.
 pub fn working_threads() -> usize {
-    ComputeTaskPool::get().thread_num() + 1
+    ComputeTaskPool::get().thread_num().max(1)
 }
 
 /// Runs every schedule of a [`MinimalPlugins`] app on the single-threaded executor.

@@ -3,9 +3,9 @@
 
 use bevy::prelude::*;
 
-use crate::behaviours::{FlockSums, RuleWeights, flocking_force};
+use crate::behaviours::{RuleWeights, flocking_force};
 use crate::components::{Acceleration, Arrive, Boid, HashSlot, MaxSpeed};
-use crate::flock_sums::flock_sums;
+use crate::flock_sums::{FlockSlots, flock_sums};
 use crate::hash::SpatialHash;
 use crate::neighbours::NeighbourSearch;
 use crate::stats::FlockStats;
@@ -20,11 +20,11 @@ pub(crate) fn flock(
     hash: Res<SpatialHash>,
     search: Res<NeighbourSearch>,
     mut boids: Query<(&HashSlot, &mut Acceleration, Option<&MaxSpeed>, Has<Arrive>), With<Boid>>,
-    mut sums: Local<Vec<FlockSums>>,
+    mut slots: Local<FlockSlots>,
     mut stats: ResMut<FlockStats>,
 ) {
     let params = &config.params;
-    let counts = flock_sums(&hash, params, &config.bounds, *search, &mut sums);
+    let counts = flock_sums(&hash, params, &config.bounds, *search, &mut slots);
     stats.candidates = counts.candidates;
     stats.neighbours = counts.neighbours;
     let weights = RuleWeights {
@@ -32,17 +32,23 @@ pub(crate) fn flock(
         alignment: params.alignment_weight,
         cohesion: params.cohesion_weight,
     };
-    let sums = &sums;
+    let slots = &slots;
     boids
         .par_iter_mut()
         .for_each(|(slot, mut acceleration, max_speed, unit)| {
             let slot = slot.0 as usize;
-            let Some(sums) = sums.get(slot) else { return };
-            let v = hash.velocity(slot);
+            let Some(&force) = slots.forces.get(slot) else {
+                return;
+            };
+            if max_speed.is_none() && !unit {
+                acceleration.0 += force;
+                return;
+            }
+            // Rare: a boid with its own top speed, or a unit.
             let speed = max_speed.map_or(params.max_speed, |m| m.0);
             acceleration.0 += flocking_force(
-                sums,
-                v,
+                &slots.sums[slot],
+                hash.velocity(slot),
                 speed,
                 params.max_force,
                 weights,
