@@ -13,7 +13,7 @@ use bevy::prelude::*;
 use bevy::window::{PresentMode, WindowResolution};
 use bevy_murmuration::neighbours::NeighbourSearch;
 use bevy_murmuration::prelude::*;
-use bevy_murmuration::render::{BoidsRenderPlugin, FlockLook};
+use bevy_murmuration::render::{BoidsRenderPlugin, CapturePlugin, FlockLook};
 use bevy_murmuration::stress::{StressFlock, StressReport, task_pool_options};
 
 /// What the command line asked for.
@@ -81,6 +81,7 @@ fn main() -> AppExit {
 /// `--steps` frames; prints the mean frame time and the simulation's share of it.
 fn windowed(args: &Args) -> AppExit {
     let flock = &args.flock;
+    let pixel = flock.bounds().rect.height() / 720.0;
     let mut app = App::new();
     app.add_plugins(
         DefaultPlugins
@@ -106,8 +107,14 @@ fn windowed(args: &Args) -> AppExit {
     )
     .add_plugins(BoidsRenderPlugin::new(FlockLook {
         trails: false,
+        // The world is thousands of units across: size the darts to about 4 x 2.5 pixels of a
+        // 720-pixel-high window, or they vanish below a pixel.
+        boid_length: pixel * 4.0,
+        boid_width: pixel * 2.5,
         ..FlockLook::starlings()
     }))
+    // `MURMURATION_CAPTURE=stress.png` takes a screenshot instead of timing.
+    .add_plugins(CapturePlugin)
     .insert_resource(bevy::time::TimeUpdateStrategy::FixedTimesteps(1))
     .insert_resource(flock.search)
     .insert_resource(FrameTimes {

@@ -28,6 +28,7 @@ pub mod view;
 pub mod visuals;
 
 use bevy::prelude::*;
+use murmuration_sim::{Boid, Hunter, Obstacle};
 
 pub use capture::CapturePlugin;
 pub use controls::{
@@ -72,12 +73,32 @@ pub enum RenderSystems {
     Draw,
 }
 
+/// Removes and inserts `C` again on every entity that has it but no `Visual`, which runs the
+/// `Add` observers for `C` once more.
+fn redress<C: Component + Clone, Visual: Component>(world: &mut World) {
+    let undressed: Vec<(Entity, C)> = world
+        .query_filtered::<(Entity, &C), Without<Visual>>()
+        .iter(world)
+        .map(|(entity, c)| (entity, c.clone()))
+        .collect();
+    for (entity, c) in undressed {
+        world.entity_mut(entity).remove::<C>().insert(c);
+    }
+    world.flush();
+}
+
 impl Plugin for BoidsRenderPlugin {
     fn finish(&self, app: &mut App) {
         // Here, not in `build`: the asset collections exist once every plugin is built, and the
         // shapes must exist before any `Startup` system spawns an obstacle or a boid.
         let shapes = FlockShapes::new(app.world_mut(), &self.look);
         app.insert_resource(shapes);
+        // Boids, hunters and obstacles spawned before this (by code run before `App::run`)
+        // found no shapes: add their marker again so the observers dress them now.
+        let world = app.world_mut();
+        redress::<Boid, Sprite>(world);
+        redress::<Hunter, Sprite>(world);
+        redress::<Obstacle, Mesh2d>(world);
     }
 
     fn build(&self, app: &mut App) {

@@ -23,9 +23,10 @@ pub struct PassCounts {
     pub neighbours: u64,
 }
 
-/// Slots per task: big enough that handing a task to a thread costs little against it, small
-/// enough that two threads finish close together.
-const SLOTS_PER_TASK: usize = 2048;
+/// The fewest slots per task: below this, handing a task to a thread costs more than it saves.
+const MIN_SLOTS_PER_TASK: usize = 2048;
+/// Tasks per thread: enough that threads finish close together though cells differ in cost.
+const TASKS_PER_THREAD: usize = 8;
 
 /// What [`flock_sums`] computes for every slot of the hash.
 #[derive(Debug, Clone, Default)]
@@ -64,18 +65,21 @@ pub fn flock_sums(
     out.sums.resize(n, FlockSums::default());
     out.forces.clear();
     out.forces.resize(n, Vec2::ZERO);
-    if n <= SLOTS_PER_TASK {
+    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+    let per_task = n
+        .div_ceil(pool.thread_num().max(1) * TASKS_PER_THREAD)
+        .max(MIN_SLOTS_PER_TASK);
+    if n <= per_task {
         return pass.run(0, &mut out.sums, &mut out.forces);
     }
-    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
     let chunks = out
         .sums
-        .chunks_mut(SLOTS_PER_TASK)
-        .zip(out.forces.chunks_mut(SLOTS_PER_TASK));
+        .chunks_mut(per_task)
+        .zip(out.forces.chunks_mut(per_task));
     let parts = pool.scope(|scope| {
         let pass = &pass;
         for (index, (sums, forces)) in chunks.enumerate() {
-            scope.spawn(async move { pass.run(index * SLOTS_PER_TASK, sums, forces) });
+            scope.spawn(async move { pass.run(index * per_task, sums, forces) });
         }
     });
     let mut counts = PassCounts::default();

@@ -54,9 +54,8 @@ fn grid_and_brute_force_steer_alike() {
             FlockParams::default(),
             topological.clone(),
         ] {
-            let (grid, grid_n) = forces(params.clone(), bounds.clone(), NeighbourSearch::Grid);
-            let (brute, brute_n) =
-                forces(params.clone(), bounds.clone(), NeighbourSearch::BruteForce);
+            let (grid, grid_n) = forces(params.clone(), bounds, NeighbourSearch::Grid);
+            let (brute, brute_n) = forces(params.clone(), bounds, NeighbourSearch::BruteForce);
             assert!(grid_n > 600, "a real flock has neighbours: {grid_n}");
             assert_eq!(grid_n, brute_n, "{bounds:?} {:?}", params.neighbour_mode);
             assert_eq!(grid.len(), brute.len());
