@@ -122,13 +122,7 @@ fn windowed(args: &Args) -> AppExit {
         ..default()
     })
     .add_systems(Last, time_frames);
-    app.world_mut().commands().queue(FlockSpawn {
-        count: flock.boids,
-        species: flock.species,
-        seed: flock.seed,
-        region: flock.region(),
-        first_index: 0,
-    });
+    app.world_mut().commands().queue(flock.spawn());
     app.run()
 }
 

@@ -120,6 +120,17 @@ pub struct RuleWeights {
     pub cohesion: f32,
 }
 
+impl RuleWeights {
+    /// The three weights of `params`.
+    pub fn of(params: &crate::params::FlockParams) -> Self {
+        Self {
+            separation: params.separation_weight,
+            alignment: params.alignment_weight,
+            cohesion: params.cohesion_weight,
+        }
+    }
+}
+
 /// The flocking force from a boid's neighbour sums:
 /// `separation_weight * steer(sum of pushes) + alignment_weight * steer(sum of velocities)
 /// + cohesion_weight * steer(mean delta)`, each `steer` at `speed` and capped at `max_force`.

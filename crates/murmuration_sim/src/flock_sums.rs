@@ -105,11 +105,7 @@ impl Pass<'_> {
     fn run(&self, first: usize, sums: &mut [FlockSums], forces: &mut [Vec2]) -> PassCounts {
         let counts = self.sums(first, sums);
         let params = self.params;
-        let weights = RuleWeights {
-            separation: params.separation_weight,
-            alignment: params.alignment_weight,
-            cohesion: params.cohesion_weight,
-        };
+        let weights = RuleWeights::of(params);
         for ((slot, s), force) in (first..).zip(sums.iter()).zip(forces.iter_mut()) {
             *force = flocking_force(
                 s,

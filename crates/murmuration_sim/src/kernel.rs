@@ -254,15 +254,15 @@ fn radius_sums_in<const VIEW: u8>(
             let valid = (run.end - i).min(LANES);
             candidates += valid as u64;
             if i + LANES <= total {
-                fn block(a: &[f32], i: usize) -> &[f32; LANES] {
+                fn lanes_at(a: &[f32], i: usize) -> &[f32; LANES] {
                     a[i..i + LANES].try_into().unwrap()
                 }
                 let species: &[u16; LANES] = cols.species[i..i + LANES].try_into().unwrap();
                 let chunk = Chunk {
-                    x: block(cols.x, i),
-                    y: block(cols.y, i),
-                    vx: block(cols.vx, i),
-                    vy: block(cols.vy, i),
+                    x: lanes_at(cols.x, i),
+                    y: lanes_at(cols.y, i),
+                    vx: lanes_at(cols.vx, i),
+                    vy: lanes_at(cols.vy, i),
                     species,
                 };
                 lanes.add::<VIEW>(&local, chunk, valid);

@@ -104,14 +104,19 @@ impl StressFlock {
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
         .insert_resource(self.search);
         use_single_threaded_executors(&mut app);
-        app.world_mut().commands().queue(FlockSpawn {
+        app.world_mut().commands().queue(self.spawn());
+        app
+    }
+
+    /// The command that spawns this flock.
+    pub fn spawn(&self) -> FlockSpawn {
+        FlockSpawn {
             count: self.boids,
             species: self.species,
             seed: self.seed,
             region: self.region(),
             first_index: 0,
-        });
-        app
+        }
     }
 }
 

@@ -27,11 +27,7 @@ pub(crate) fn flock(
     let counts = flock_sums(&hash, params, &config.bounds, *search, &mut slots);
     stats.candidates = counts.candidates;
     stats.neighbours = counts.neighbours;
-    let weights = RuleWeights {
-        separation: params.separation_weight,
-        alignment: params.alignment_weight,
-        cohesion: params.cohesion_weight,
-    };
+    let weights = RuleWeights::of(params);
     let slots = &slots;
     boids
         .par_iter_mut()
