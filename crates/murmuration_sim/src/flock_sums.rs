@@ -25,8 +25,9 @@ pub struct PassCounts {
 
 /// The fewest slots per task: below this, handing a task to a thread costs more than it saves.
 const MIN_SLOTS_PER_TASK: usize = 2048;
-/// Tasks per thread: enough that threads finish close together though cells differ in cost.
-const TASKS_PER_THREAD: usize = 8;
+/// Tasks per thread, at most: enough that threads finish close together though cells differ in
+/// cost, few enough that handing them out (an allocation each) stays cheap.
+const TASKS_PER_THREAD: usize = 32;
 
 /// What [`flock_sums`] computes for every slot of the hash.
 #[derive(Debug, Clone, Default)]
