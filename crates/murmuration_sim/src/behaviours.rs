@@ -1,8 +1,9 @@
 //! The steering behaviours as pure functions of plain vectors, each with its formula.
 //!
-//! Systems in [`crate::systems`] feed them from the ECS and the spatial hash; tools and tests can
-//! call them directly. `p` is the boid's position, `v` its velocity, `d` a vector from the boid
-//! to something else. None of them returns NaN for finite input, zero vectors included.
+//! The plugin's systems (and [`flock_sums`](crate::flock_sums())) feed them from the ECS and
+//! the spatial hash; tools and tests can call them directly. `p` is the boid's position, `v` its
+//! velocity, `d` a vector from the boid to something else. None of them returns NaN for finite
+//! input, zero vectors included.
 
 use bevy::prelude::*;
 
