@@ -1,13 +1,14 @@
 //! The controls, driven through real Bevy input in a headless app: a window entity with a cursor
 //! position, and mouse and keyboard input messages.
 
+mod common;
+
 use bevy::input::ButtonState;
 use bevy::input::InputPlugin;
-use bevy::input::keyboard::{Key, KeyboardInput};
-use bevy::input::mouse::MouseButtonInput;
+use bevy::input::keyboard::Key;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy::window::{PrimaryWindow, WindowResolution};
+use common::*;
 use murmuration_render::prelude::*;
 use murmuration_render::{ControlledHunter, InputBlocked, PointerProxy};
 use murmuration_sim::prelude::*;
@@ -22,49 +23,20 @@ fn app() -> (App, Entity) {
         )
         .add_plugins(BoidsControlsPlugin)
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
-    let window = app
-        .world_mut()
-        .spawn((
-            Window {
-                resolution: WindowResolution::new(800, 600),
-                ..default()
-            },
-            PrimaryWindow,
-        ))
-        .id();
+    let window = spawn_window(&mut app);
     app.update();
     (app, window)
 }
 
-fn set_cursor(app: &mut App, window: Entity, cursor: Option<Vec2>) {
-    app.world_mut()
-        .get_mut::<Window>(window)
-        .unwrap()
-        .set_cursor_position(cursor);
-}
-
 fn click(app: &mut App, window: Entity, button: MouseButton) {
     for state in [ButtonState::Pressed, ButtonState::Released] {
-        app.world_mut().write_message(MouseButtonInput {
-            button,
-            state,
-            window,
-        });
-        app.update();
+        mouse_button(app, window, button, state);
     }
 }
 
 fn press_key(app: &mut App, window: Entity, key_code: KeyCode, logical_key: Key) {
     for state in [ButtonState::Pressed, ButtonState::Released] {
-        app.world_mut().write_message(KeyboardInput {
-            key_code,
-            logical_key: logical_key.clone(),
-            state,
-            text: None,
-            repeat: false,
-            window,
-        });
-        app.update();
+        key(app, window, key_code, logical_key.clone(), state);
     }
 }
 

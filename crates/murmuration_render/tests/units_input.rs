@@ -1,13 +1,14 @@
 //! Selecting and ordering units through real Bevy input: a window entity with a cursor, mouse
 //! button and keyboard messages.
 
+mod common;
+
 use bevy::input::ButtonState;
 use bevy::input::InputPlugin;
-use bevy::input::keyboard::{Key, KeyboardInput};
-use bevy::input::mouse::MouseButtonInput;
+use bevy::input::keyboard::Key;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy::window::{PrimaryWindow, WindowResolution};
+use common::*;
 use murmuration_render::prelude::*;
 use murmuration_sim::prelude::*;
 use murmuration_sim::{MoveOrder, Selected, Unit};
@@ -29,16 +30,7 @@ fn app() -> (App, Entity, Vec<Entity>) {
             ..default()
         })
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
-    let window = app
-        .world_mut()
-        .spawn((
-            Window {
-                resolution: WindowResolution::new(800, 600),
-                ..default()
-            },
-            PrimaryWindow,
-        ))
-        .id();
+    let window = spawn_window(&mut app);
     let mut units = Vec::new();
     for row in [100.0, 300.0] {
         for i in 0..5 {
@@ -56,50 +48,30 @@ fn screen(p: Vec2) -> Vec2 {
 }
 
 fn cursor(app: &mut App, window: Entity, at: Vec2) {
-    app.world_mut()
-        .get_mut::<Window>(window)
-        .unwrap()
-        .set_cursor_position(Some(at));
-}
-
-fn button(app: &mut App, window: Entity, button: MouseButton, state: ButtonState) {
-    app.world_mut().write_message(MouseButtonInput {
-        button,
-        state,
-        window,
-    });
-    app.update();
+    set_cursor(app, window, Some(at));
 }
 
 fn shift(app: &mut App, window: Entity, state: ButtonState) {
-    app.world_mut().write_message(KeyboardInput {
-        key_code: KeyCode::ShiftLeft,
-        logical_key: Key::Shift,
-        state,
-        text: None,
-        repeat: false,
-        window,
-    });
-    app.update();
+    key(app, window, KeyCode::ShiftLeft, Key::Shift, state);
 }
 
 /// A left click at `world`. The command is read in `Update`, after that frame's fixed step; the
 /// next frame's step carries it out, hence the extra update.
 fn click(app: &mut App, window: Entity, world: Vec2) {
     cursor(app, window, screen(world));
-    button(app, window, MouseButton::Left, ButtonState::Pressed);
-    button(app, window, MouseButton::Left, ButtonState::Released);
+    mouse_button(app, window, MouseButton::Left, ButtonState::Pressed);
+    mouse_button(app, window, MouseButton::Left, ButtonState::Released);
     app.update();
 }
 
 fn drag(app: &mut App, window: Entity, from: Vec2, to: Vec2) {
     cursor(app, window, screen(from));
-    button(app, window, MouseButton::Left, ButtonState::Pressed);
+    mouse_button(app, window, MouseButton::Left, ButtonState::Pressed);
     cursor(app, window, screen((from + to) / 2.0));
     app.update();
     cursor(app, window, screen(to));
     app.update();
-    button(app, window, MouseButton::Left, ButtonState::Released);
+    mouse_button(app, window, MouseButton::Left, ButtonState::Released);
     app.update();
 }
 
@@ -181,8 +153,8 @@ fn a_right_click_orders_the_selected_units_and_only_those() {
     );
     let target = Vec2::new(600.0, 450.0);
     cursor(&mut app, window, screen(target));
-    button(&mut app, window, MouseButton::Right, ButtonState::Pressed);
-    button(&mut app, window, MouseButton::Right, ButtonState::Released);
+    mouse_button(&mut app, window, MouseButton::Right, ButtonState::Pressed);
+    mouse_button(&mut app, window, MouseButton::Right, ButtonState::Released);
     app.update();
     for &u in &units[..5] {
         assert_eq!(app.world().get::<MoveOrder>(u).unwrap().target, target);

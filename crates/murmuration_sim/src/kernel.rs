@@ -162,6 +162,8 @@ const FAR: f32 = 1e30;
 pub(crate) struct Block {
     runs: [(usize, usize, Vec2); 6],
     len: usize,
+    /// Boids in all the runs together.
+    boids: usize,
 }
 
 impl Block {
@@ -171,6 +173,7 @@ impl Block {
         let mut block = Self::default();
         hash.visit_block(p, 1, |run, offset, _fold| {
             // At most three rows of at most two runs each (two where the row crosses the seam).
+            block.boids += run.len();
             block.runs[block.len] = (run.start, run.end, offset);
             block.len += 1;
         });
@@ -239,8 +242,7 @@ fn radius_sums_in<const VIEW: u8>(
     };
     // Crowded (more than the cap in the block): check every `stride`-th chunk only, and count
     // each one found for `stride`.
-    let in_block: usize = block.runs().map(|(run, _)| run.len()).sum();
-    let stride = in_block.div_ceil(CANDIDATE_CAP).max(1);
+    let stride = block.boids.div_ceil(CANDIDATE_CAP).max(1);
     for (run, offset) in block.runs() {
         let local = Local {
             px: base.px - offset.x,
