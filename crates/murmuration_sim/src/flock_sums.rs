@@ -8,7 +8,7 @@ use bevy::tasks::{ComputeTaskPool, TaskPool};
 use crate::behaviours::{FlockSums, RuleWeights, flocking_force, tie_break};
 use crate::bounds::SimulationBounds;
 use crate::hash::{HashHit, KNearest, SpatialHash};
-use crate::kernel::{Block, Observer, radius_sums};
+use crate::kernel::slot_sums;
 use crate::neighbours::{
     NeighbourSearch, Perception, for_each_neighbour, for_each_neighbour_brute_force,
 };
@@ -123,34 +123,19 @@ impl Pass<'_> {
 
     /// The sums of the slots `first..first + out.len()`.
     fn sums(&self, first: usize, out: &mut [FlockSums]) -> PassCounts {
-        let hash = self.hash;
-        let mut counts = PassCounts::default();
         let kernel = self.search == NeighbourSearch::Grid
             && self.perception.mode == NeighbourMode::Radius
-            && !hash.folds(1);
+            && !self.hash.folds(1);
         if kernel {
-            let mut block: Option<(IVec2, Block)> = None;
-            for (slot, sums) in (first..).zip(out.iter_mut()) {
-                let p = hash.position(slot);
-                let cell = hash.cell_xy(p);
-                let block = match &block {
-                    Some((c, b)) if *c == cell => b,
-                    _ => &block.insert((cell, Block::around(hash, p))).1,
-                };
-                let observer = Observer::new(hash, slot, &self.perception, self.separation2);
-                let (s, candidates) = radius_sums(hash, &observer, block);
-                counts.candidates += candidates;
-                counts.neighbours += u64::from(s.neighbours);
-                *sums = s;
-            }
-        } else {
-            let mut nearest = KNearest::new(0);
-            for (slot, sums) in (first..).zip(out.iter_mut()) {
-                let (s, candidates) = self.walk(slot, &mut nearest);
-                counts.candidates += candidates;
-                counts.neighbours += u64::from(s.neighbours);
-                *sums = s;
-            }
+            return slot_sums(self.hash, &self.perception, self.separation2, first, out);
+        }
+        let mut counts = PassCounts::default();
+        let mut nearest = KNearest::new(0);
+        for (slot, sums) in (first..).zip(out.iter_mut()) {
+            let (s, candidates) = self.walk(slot, &mut nearest);
+            counts.candidates += candidates;
+            counts.neighbours += u64::from(s.neighbours);
+            *sums = s;
         }
         counts
     }

@@ -1,15 +1,20 @@
 //! The flocking inner loop for metric neighbours: the hottest code in the crate.
 //!
 //! It computes the same sums as [`for_each_neighbour`](crate::for_each_neighbour) feeding
-//! [`FlockSums::add`], but branch-free over each contiguous run of the hash, in [`LANES`]
-//! independent accumulators that the compiler can keep in SIMD registers. Each candidate lands in
-//! a fixed lane (its position in the run modulo [`LANES`]) and the lanes are summed in a fixed
-//! order, so the result depends only on the hash, never on threads.
+//! [`FlockSums::add`], but branch-free, [`LANES`] candidates at a time in independent
+//! accumulators (one AVX2 register each where the CPU has AVX2). The boids of one cell share
+//! their 3x3 block of cells, which is copied once into a contiguous, padded buffer; each boid of
+//! the cell then runs the same whole chunks of it. Each candidate lands in a fixed lane (its
+//! place in that buffer modulo [`LANES`]) and the lanes are summed in a fixed order, so the
+//! result depends only on the hash, never on threads or on the CPU.
+
+use core::ops::Range;
 
 use bevy::prelude::*;
 
 use crate::behaviours::{FlockSums, tie_break};
-use crate::hash::SpatialHash;
+use crate::flock_sums::PassCounts;
+use crate::hash::{Columns, SpatialHash};
 use crate::neighbours::Perception;
 
 /// Candidates processed side by side: one AVX2 register, or two SSE registers. Fixed whatever
@@ -33,6 +38,7 @@ pub(crate) struct Observer {
 
 impl Observer {
     /// The boid in `slot` of `hash`, seeing as `perception` says.
+    #[inline(always)]
     pub fn new(hash: &SpatialHash, slot: usize, perception: &Perception, separation2: f32) -> Self {
         Self {
             slot,
@@ -44,21 +50,6 @@ impl Observer {
             view_cos: perception.view_cos,
         }
     }
-}
-
-/// Per-lane partial sums.
-#[derive(Default)]
-struct Lanes {
-    sep_x: [f32; LANES],
-    sep_y: [f32; LANES],
-    ali_x: [f32; LANES],
-    ali_y: [f32; LANES],
-    coh_x: [f32; LANES],
-    coh_y: [f32; LANES],
-    same: [f32; LANES],
-    seen: [f32; LANES],
-    /// Candidates on exactly the observer's spot (the observer itself among them).
-    coincident: [f32; LANES],
 }
 
 /// Field-of-view kinds, as const generic parameters so the lane loop has no branch on them.
@@ -77,7 +68,7 @@ struct Chunk<'a> {
     species: &'a [u16; LANES],
 }
 
-/// The observer, seen from one run: its position shifted by minus the run's image offset.
+/// The observer, as the lane loop reads it.
 #[derive(Clone, Copy)]
 struct Local {
     px: f32,
@@ -91,13 +82,52 @@ struct Local {
     cos2_v2: f32,
 }
 
-impl Lanes {
-    /// Adds one chunk of candidates, lane by lane, with no branches (so it vectorises). Only
-    /// the first `valid` lanes hold candidates.
+/// The neighbour counts of one observer: exact integers, so the same on every CPU.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Counts {
+    /// Neighbours at a distance above zero.
+    seen: u32,
+    /// Of those, the ones of the observer's species.
+    same: u32,
+    /// Candidates on exactly the observer's spot (the observer itself among them).
+    coincident: u32,
+}
+
+/// The sums of one observer over some chunks: separation, alignment, cohesion (x and y each),
+/// and the counts.
+type Totals = ([f32; 6], Counts);
+
+/// Per-lane partial sums, kept by the portable build and, as registers, by the AVX2 build.
+///
+/// Both builds do the same IEEE operations in the same order in every lane (a multiply and an
+/// add are never fused, a division is a true division) and add the lanes in the same tree order
+/// ([`tree_sum`]), so they give the same bits.
+trait Accumulator: Default {
+    /// Adds one chunk of candidates.
+    fn add<const VIEW: u8>(&mut self, o: &Local, c: &Chunk);
+    /// The lanes added up.
+    fn total(&self) -> Totals;
+}
+
+/// `((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))`: the order in which both builds add up
+/// their lanes (the order three register halvings give).
+#[inline(always)]
+fn tree_sum(a: &[f32; LANES]) -> f32 {
+    let s = [a[0] + a[4], a[1] + a[5], a[2] + a[6], a[3] + a[7]];
+    (s[0] + s[2]) + (s[1] + s[3])
+}
+
+/// The portable accumulator: plain arrays and branch-free lane loops.
+#[derive(Default)]
+struct Lanes {
+    sums: [[f32; LANES]; 6],
+    counts: Counts,
+}
+
+impl Accumulator for Lanes {
     #[inline(always)]
-    fn add<const VIEW: u8>(&mut self, o: &Local, c: Chunk, valid: usize) {
+    fn add<const VIEW: u8>(&mut self, o: &Local, c: &Chunk) {
         for l in 0..LANES {
-            let real = l < valid;
             let dx = c.x[l] - o.px;
             let dy = c.y[l] - o.py;
             let d2 = dx * dx + dy * dy;
@@ -109,37 +139,30 @@ impl Lanes {
                 VIEW_NARROW => (dot >= 0.0) & (dot * dot >= bound),
                 _ => (dot >= 0.0) | (dot * dot <= bound),
             };
-            let near = (d2 < o.perception2) & (d2 > 0.0) & visible & real;
+            let near = (d2 < o.perception2) & (d2 > 0.0) & visible;
             let close = near & (d2 < o.separation2);
             let same = near & (c.species[l] == o.species);
             // NOTE: a true division, not an approximate reciprocal: the result must be the same
             // on every CPU for the flock to replay bit for bit.
             let push = if close { 1.0 / d2 } else { 0.0 };
-            let same_f = if same { 1.0 } else { 0.0 };
-            self.sep_x[l] -= dx * push;
-            self.sep_y[l] -= dy * push;
-            self.ali_x[l] += c.vx[l] * same_f;
-            self.ali_y[l] += c.vy[l] * same_f;
-            self.coh_x[l] += dx * same_f;
-            self.coh_y[l] += dy * same_f;
-            self.same[l] += same_f;
-            self.seen[l] += if near { 1.0 } else { 0.0 };
-            self.coincident[l] += if (d2 == 0.0) & real { 1.0 } else { 0.0 };
+            let pick = |x: f32| if same { x } else { 0.0 };
+            let s = &mut self.sums;
+            s[0][l] -= dx * push;
+            s[1][l] -= dy * push;
+            s[2][l] += pick(c.vx[l]);
+            s[3][l] += pick(c.vy[l]);
+            s[4][l] += pick(dx);
+            s[5][l] += pick(dy);
+            self.counts.seen += u32::from(near);
+            self.counts.same += u32::from(same);
+            self.counts.coincident += u32::from(d2 == 0.0);
         }
     }
 
-    fn total(&self) -> (FlockSums, u32) {
-        let sum = |a: &[f32; LANES]| a.iter().sum::<f32>();
-        (
-            FlockSums {
-                separation: Vec2::new(sum(&self.sep_x), sum(&self.sep_y)),
-                alignment: Vec2::new(sum(&self.ali_x), sum(&self.ali_y)),
-                cohesion: Vec2::new(sum(&self.coh_x), sum(&self.coh_y)),
-                same_species: sum(&self.same) as u32,
-                neighbours: sum(&self.seen) as u32,
-            },
-            sum(&self.coincident) as u32,
-        )
+    fn total(&self) -> Totals {
+        let s = &self.sums;
+        let sums = [0, 1, 2, 3, 4, 5].map(|i| tree_sum(&s[i]));
+        (sums, self.counts)
     }
 }
 
@@ -151,9 +174,123 @@ impl Lanes {
 /// this many checks per boid instead of growing with the square of the crowd.
 pub const CANDIDATE_CAP: usize = 1024;
 
+/// The most candidates one observer checks: at most [`CANDIDATE_CAP`] in whole chunks, plus
+/// one partial chunk at the end of each of the block's (at most six) runs.
+const MAX_CANDIDATES: usize = CANDIDATE_CAP + 6 * LANES;
+
+/// The most chunks one observer checks (candidates padded to a whole chunk). It bounds every
+/// per-lane count.
+const MAX_CHUNKS: usize = MAX_CANDIDATES.div_ceil(LANES);
+
 /// Where padding candidates sit: so far away that they are never neighbours, yet finite, so a
 /// zero weight times their offset is still zero.
 const FAR: f32 = 1e30;
+
+/// Room in [`Gathered`]: every candidate, plus one chunk that copies (and the padding) may
+/// write past the last one.
+const GATHERED: usize = MAX_CHUNKS * LANES + LANES;
+
+/// One cell's block copied out of the hash: its candidates side by side (every run one after
+/// the other, each position already moved to its image nearest the cell), padded with far-away
+/// boids to whole chunks. Every boid of the cell then loops over the same number of whole
+/// chunks, with no per-run setup, no partial chunk per run, and a loop count the branch
+/// predictor learns after the first boid.
+struct Gathered {
+    x: [f32; GATHERED],
+    y: [f32; GATHERED],
+    vx: [f32; GATHERED],
+    vy: [f32; GATHERED],
+    species: [u16; GATHERED],
+    /// Candidates copied (before padding).
+    len: usize,
+    /// Only every `stride`-th chunk of each run was copied, in a crowded block.
+    stride: usize,
+}
+
+impl Gathered {
+    fn new() -> Self {
+        Self {
+            x: [FAR; GATHERED],
+            y: [FAR; GATHERED],
+            vx: [0.0; GATHERED],
+            vy: [0.0; GATHERED],
+            species: [0; GATHERED],
+            len: 0,
+            stride: 1,
+        }
+    }
+
+    /// Copies `block` out of `cols`. Crowded (more than [`CANDIDATE_CAP`] boids in the block),
+    /// it copies only every `stride`-th chunk of each run, `stride = ceil(boids / cap)`.
+    #[inline(always)]
+    fn fill(&mut self, cols: &Columns, block: &Block) {
+        self.stride = block.boids.div_ceil(CANDIDATE_CAP).max(1);
+        self.len = 0;
+        for (run, offset) in block.runs() {
+            if self.stride == 1 {
+                self.append(cols, run, offset);
+            } else {
+                for i in run.clone().step_by(LANES * self.stride) {
+                    self.append(cols, i..(i + LANES).min(run.end), offset);
+                }
+            }
+        }
+        // Pad to a whole chunk; lanes beyond that are never read this time.
+        let pad = self.len..self.len + LANES;
+        self.x[pad.clone()].copy_from_slice(&[FAR; LANES]);
+        self.y[pad.clone()].copy_from_slice(&[FAR; LANES]);
+        self.vx[pad.clone()].copy_from_slice(&[0.0; LANES]);
+        self.vy[pad.clone()].copy_from_slice(&[0.0; LANES]);
+        self.species[pad].copy_from_slice(&[0; LANES]);
+    }
+
+    /// Appends the slots `from` of `cols`, moved by `offset`.
+    ///
+    /// Copies whole chunks (fixed-size copies, no library call for a run of a dozen boids), so it
+    /// may write up to a chunk past the new end, which the next append or the padding covers.
+    #[inline(always)]
+    fn append(&mut self, cols: &Columns, from: Range<usize>, offset: Vec2) {
+        let (at, n) = (self.len, from.len());
+        for k in (0..n).step_by(LANES) {
+            let (i, o) = (from.start + k, at + k);
+            if i + LANES <= cols.x.len() {
+                let lanes = |a: &[f32]| -> [f32; LANES] { a[i..i + LANES].try_into().unwrap() };
+                let moved = |a: [f32; LANES], by: f32| a.map(|v| v + by);
+                self.x[o..o + LANES].copy_from_slice(&moved(lanes(cols.x), offset.x));
+                self.y[o..o + LANES].copy_from_slice(&moved(lanes(cols.y), offset.y));
+                self.vx[o..o + LANES].copy_from_slice(&lanes(cols.vx));
+                self.vy[o..o + LANES].copy_from_slice(&lanes(cols.vy));
+                let species: [u16; LANES] = cols.species[i..i + LANES].try_into().unwrap();
+                self.species[o..o + LANES].copy_from_slice(&species);
+            } else {
+                // The end of the hash's arrays: one by one.
+                for (i, o) in (i..from.end).zip(o..) {
+                    self.x[o] = cols.x[i] + offset.x;
+                    self.y[o] = cols.y[i] + offset.y;
+                    self.vx[o] = cols.vx[i];
+                    self.vy[o] = cols.vy[i];
+                    self.species[o] = cols.species[i];
+                }
+            }
+        }
+        self.len += n;
+    }
+
+    /// The copied candidates, chunk by chunk.
+    #[inline(always)]
+    fn chunks(&self) -> impl Iterator<Item = Chunk<'_>> {
+        fn lanes(a: &[f32], i: usize) -> &[f32; LANES] {
+            a[i * LANES..(i + 1) * LANES].try_into().unwrap()
+        }
+        (0..self.len.div_ceil(LANES)).map(move |i| Chunk {
+            x: lanes(&self.x, i),
+            y: lanes(&self.y, i),
+            vx: lanes(&self.vx, i),
+            vy: lanes(&self.vy, i),
+            species: self.species[i * LANES..(i + 1) * LANES].try_into().unwrap(),
+        })
+    }
+}
 
 /// The runs of the hash that hold the 3x3 block of cells around one cell, with the offset that
 /// brings each run's positions to their images nearest that cell. Every boid of a cell has the
@@ -180,57 +317,88 @@ impl Block {
         block
     }
 
-    fn runs(&self) -> impl Iterator<Item = (core::ops::Range<usize>, Vec2)> + '_ {
+    fn runs(&self) -> impl Iterator<Item = (Range<usize>, Vec2)> + '_ {
         self.runs[..self.len].iter().map(|&(a, b, o)| (a..b, o))
     }
 }
 
-/// The flocking sums of `o` over its metric neighbours in `block` (the 3x3 block of cells around
-/// it), and the number of candidates checked. Only for a grid that does not fold onto itself.
-#[inline]
-pub(crate) fn radius_sums(hash: &SpatialHash, o: &Observer, block: &Block) -> (FlockSums, u64) {
-    if o.view_cos <= -1.0 {
-        dispatch::<VIEW_ALL>(hash, o, block)
-    } else if o.view_cos >= 0.0 {
-        dispatch::<VIEW_NARROW>(hash, o, block)
-    } else {
-        dispatch::<VIEW_WIDE>(hash, o, block)
-    }
-}
-
-/// Runs the kernel compiled for AVX2 where the CPU has it (the same operations in the same
-/// order, so the same bits), else the baseline build.
-#[inline(always)]
-fn dispatch<const VIEW: u8>(hash: &SpatialHash, o: &Observer, block: &Block) -> (FlockSums, u64) {
+/// The metric-neighbour sums of the slots `first..first + out.len()` of `hash`, in slot order,
+/// and what they counted. Boids of one cell share their block, found once. Only for a grid that
+/// does not fold onto itself.
+///
+/// The CPU is asked once per call whether it has AVX2 (the same operations in the same order,
+/// in registers, so the same bits); without it, the portable build runs.
+pub(crate) fn slot_sums(
+    hash: &SpatialHash,
+    perception: &Perception,
+    separation2: f32,
+    first: usize,
+    out: &mut [FlockSums],
+) -> PassCounts {
+    let view = perception.view_cos;
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU was just checked to have AVX2.
-        return unsafe { radius_sums_avx2::<VIEW>(hash, o, block) };
+        return unsafe {
+            if view <= -1.0 {
+                avx2::slot_sums::<VIEW_ALL>(hash, perception, separation2, first, out)
+            } else if view >= 0.0 {
+                avx2::slot_sums::<VIEW_NARROW>(hash, perception, separation2, first, out)
+            } else {
+                avx2::slot_sums::<VIEW_WIDE>(hash, perception, separation2, first, out)
+            }
+        };
     }
-    radius_sums_in::<VIEW>(hash, o, block)
+    if view <= -1.0 {
+        slot_sums_with::<VIEW_ALL, Lanes>(hash, perception, separation2, first, out)
+    } else if view >= 0.0 {
+        slot_sums_with::<VIEW_NARROW, Lanes>(hash, perception, separation2, first, out)
+    } else {
+        slot_sums_with::<VIEW_WIDE, Lanes>(hash, perception, separation2, first, out)
+    }
 }
 
-/// [`radius_sums_in`] compiled with AVX2: each lane block is one 256-bit register.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn radius_sums_avx2<const VIEW: u8>(
-    hash: &SpatialHash,
-    o: &Observer,
-    block: &Block,
-) -> (FlockSums, u64) {
-    radius_sums_in::<VIEW>(hash, o, block)
-}
-
+/// [`slot_sums`] with one accumulator and one field-of-view kind, all inlined.
 #[inline(always)]
-fn radius_sums_in<const VIEW: u8>(
+fn slot_sums_with<const VIEW: u8, A: Accumulator>(
+    hash: &SpatialHash,
+    perception: &Perception,
+    separation2: f32,
+    first: usize,
+    out: &mut [FlockSums],
+) -> PassCounts {
+    let mut counts = PassCounts::default();
+    let mut gathered = Gathered::new();
+    let mut block: Option<(IVec2, Block)> = None;
+    for (slot, sums) in (first..).zip(out.iter_mut()) {
+        let p = hash.position(slot);
+        let cell = hash.cell_xy(p);
+        let block = match &block {
+            Some((c, b)) if *c == cell => b,
+            _ => {
+                let b = &block.insert((cell, Block::around(hash, p))).1;
+                gathered.fill(&hash.columns(), b);
+                b
+            }
+        };
+        let observer = Observer::new(hash, slot, perception, separation2);
+        let s = observer_sums::<VIEW, A>(hash, &observer, block, &gathered);
+        counts.candidates += gathered.len as u64;
+        counts.neighbours += u64::from(s.neighbours);
+        *sums = s;
+    }
+    counts
+}
+
+/// The sums of one observer over its block, copied out in `gathered`.
+#[inline(always)]
+fn observer_sums<const VIEW: u8, A: Accumulator>(
     hash: &SpatialHash,
     o: &Observer,
     block: &Block,
-) -> (FlockSums, u64) {
-    let cols = hash.columns();
-    let mut lanes = Lanes::default();
-    let mut candidates = 0u64;
-    let base = Local {
+    gathered: &Gathered,
+) -> FlockSums {
+    let local = Local {
         px: o.position.x,
         py: o.position.y,
         vx: o.velocity.x,
@@ -240,58 +408,19 @@ fn radius_sums_in<const VIEW: u8>(
         separation2: o.separation2,
         cos2_v2: o.view_cos * o.view_cos * o.velocity.length_squared(),
     };
-    // Crowded (more than the cap in the block): check every `stride`-th chunk only, and count
-    // each one found for `stride`.
-    let stride = block.boids.div_ceil(CANDIDATE_CAP).max(1);
-    for (run, offset) in block.runs() {
-        let local = Local {
-            px: base.px - offset.x,
-            py: base.py - offset.y,
-            ..base
-        };
-        let total = cols.x.len();
-        // NOTE: chunks start at the run and may read past its end into the next cells (masked
-        // off by `valid`); only the very last chunk of the arrays is copied and padded.
-        for i in run.clone().step_by(LANES * stride) {
-            let valid = (run.end - i).min(LANES);
-            candidates += valid as u64;
-            if i + LANES <= total {
-                fn lanes_at(a: &[f32], i: usize) -> &[f32; LANES] {
-                    a[i..i + LANES].try_into().unwrap()
-                }
-                let species: &[u16; LANES] = cols.species[i..i + LANES].try_into().unwrap();
-                let chunk = Chunk {
-                    x: lanes_at(cols.x, i),
-                    y: lanes_at(cols.y, i),
-                    vx: lanes_at(cols.vx, i),
-                    vy: lanes_at(cols.vy, i),
-                    species,
-                };
-                lanes.add::<VIEW>(&local, chunk, valid);
-            } else {
-                let pad = |a: &[f32], fill: f32| {
-                    let mut out = [fill; LANES];
-                    for (o, v) in out.iter_mut().zip(&a[i..]) {
-                        *o = *v;
-                    }
-                    out
-                };
-                let mut species = [0u16; LANES];
-                for (o, v) in species.iter_mut().zip(&cols.species[i..]) {
-                    *o = *v;
-                }
-                let chunk = Chunk {
-                    x: &pad(cols.x, FAR),
-                    y: &pad(cols.y, FAR),
-                    vx: &pad(cols.vx, 0.0),
-                    vy: &pad(cols.vy, 0.0),
-                    species: &species,
-                };
-                lanes.add::<VIEW>(&local, chunk, valid);
-            }
-        }
+    let mut lanes = A::default();
+    for chunk in gathered.chunks() {
+        lanes.add::<VIEW>(&local, &chunk);
     }
-    let (mut sums, coincident) = lanes.total();
+    let ([sep_x, sep_y, ali_x, ali_y, coh_x, coh_y], n) = lanes.total();
+    let mut sums = FlockSums {
+        separation: Vec2::new(sep_x, sep_y),
+        alignment: Vec2::new(ali_x, ali_y),
+        cohesion: Vec2::new(coh_x, coh_y),
+        same_species: n.same,
+        neighbours: n.seen,
+    };
+    let stride = gathered.stride;
     if stride > 1 {
         let k = stride as f32;
         sums.separation *= k;
@@ -300,13 +429,13 @@ fn radius_sums_in<const VIEW: u8>(
         sums.same_species *= stride as u32;
         sums.neighbours *= stride as u32;
     }
-    if coincident > 1 {
+    if n.coincident > 1 {
         // Rare: other boids on exactly this spot, which the lanes skipped (d2 = 0 is also the
         // observer itself). Push apart along a per-pair direction instead.
         for (run, offset) in block.runs() {
             for j in run {
                 if j != o.slot && hash.position(j) + offset == o.position {
-                    let same = cols.species[j] == o.species;
+                    let same = hash.species_of(j) == o.species;
                     sums.add(
                         Vec2::ZERO,
                         0.0,
@@ -319,7 +448,180 @@ fn radius_sums_in<const VIEW: u8>(
             }
         }
     }
-    (sums, candidates)
+    sums
+}
+
+/// The AVX2 build: the portable lane loop written with 256-bit intrinsics, one register per
+/// accumulator and every mask a register instead of bools.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use core::arch::x86_64::*;
+
+    use super::{
+        Accumulator, Chunk, Counts, Local, MAX_CHUNKS, PassCounts, Totals, VIEW_ALL, VIEW_NARROW,
+    };
+    use crate::behaviours::FlockSums;
+    use crate::hash::SpatialHash;
+    use crate::neighbours::Perception;
+
+    /// [`super::slot_sums`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn slot_sums<const VIEW: u8>(
+        hash: &SpatialHash,
+        perception: &Perception,
+        separation2: f32,
+        first: usize,
+        out: &mut [FlockSums],
+    ) -> PassCounts {
+        super::slot_sums_with::<VIEW, Registers>(hash, perception, separation2, first, out)
+    }
+
+    /// Bits of one lane of [`Registers::counts`] per count: three counts in one 32-bit lane.
+    const FIELD: i32 = 10;
+    // Each count grows by at most one per chunk, so it fits its field.
+    const _: () = assert!(MAX_CHUNKS < 1 << FIELD);
+
+    /// The six sums, one register each, and the three counts packed in one integer register
+    /// (`seen | same << 10 | coincident << 20` in every lane).
+    struct Registers {
+        sums: [__m256; 6],
+        counts: __m256i,
+    }
+
+    impl Default for Registers {
+        #[inline(always)]
+        fn default() -> Self {
+            // SAFETY: only reached from `slot_sums`, which runs on a CPU with AVX2.
+            unsafe {
+                Self {
+                    sums: [_mm256_setzero_ps(); 6],
+                    counts: _mm256_setzero_si256(),
+                }
+            }
+        }
+    }
+
+    impl Accumulator for Registers {
+        #[inline(always)]
+        fn add<const VIEW: u8>(&mut self, o: &Local, c: &Chunk) {
+            // SAFETY: only reached from `slot_sums`, which runs on a CPU with AVX2; every load
+            // reads one whole `[_; LANES]`.
+            unsafe {
+                let x = _mm256_loadu_ps(c.x.as_ptr());
+                let y = _mm256_loadu_ps(c.y.as_ptr());
+                let dx = _mm256_sub_ps(x, _mm256_set1_ps(o.px));
+                let dy = _mm256_sub_ps(y, _mm256_set1_ps(o.py));
+                let d2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
+                let zero = _mm256_setzero_ps();
+                let mut near = _mm256_and_ps(
+                    _mm256_cmp_ps::<_CMP_LT_OQ>(d2, _mm256_set1_ps(o.perception2)),
+                    _mm256_cmp_ps::<_CMP_GT_OQ>(d2, zero),
+                );
+                if VIEW != VIEW_ALL {
+                    let dot = _mm256_add_ps(
+                        _mm256_mul_ps(dx, _mm256_set1_ps(o.vx)),
+                        _mm256_mul_ps(dy, _mm256_set1_ps(o.vy)),
+                    );
+                    let bound = _mm256_mul_ps(_mm256_set1_ps(o.cos2_v2), d2);
+                    let ahead = _mm256_cmp_ps::<_CMP_GE_OQ>(dot, zero);
+                    let dot2 = _mm256_mul_ps(dot, dot);
+                    let visible = if VIEW == VIEW_NARROW {
+                        _mm256_and_ps(ahead, _mm256_cmp_ps::<_CMP_GE_OQ>(dot2, bound))
+                    } else {
+                        _mm256_or_ps(ahead, _mm256_cmp_ps::<_CMP_LE_OQ>(dot2, bound))
+                    };
+                    near = _mm256_and_ps(near, visible);
+                }
+                let close = _mm256_and_ps(
+                    near,
+                    _mm256_cmp_ps::<_CMP_LT_OQ>(d2, _mm256_set1_ps(o.separation2)),
+                );
+                let species = _mm256_cvtepu16_epi32(_mm_loadu_si128(c.species.as_ptr().cast()));
+                let same = _mm256_and_ps(
+                    near,
+                    _mm256_castsi256_ps(_mm256_cmpeq_epi32(
+                        species,
+                        _mm256_set1_epi32(i32::from(o.species)),
+                    )),
+                );
+                // NOTE: a true division, as in the portable build.
+                let push = _mm256_and_ps(_mm256_div_ps(_mm256_set1_ps(1.0), d2), close);
+                let vx = _mm256_loadu_ps(c.vx.as_ptr());
+                let vy = _mm256_loadu_ps(c.vy.as_ptr());
+                let s = &mut self.sums;
+                s[0] = _mm256_sub_ps(s[0], _mm256_mul_ps(dx, push));
+                s[1] = _mm256_sub_ps(s[1], _mm256_mul_ps(dy, push));
+                s[2] = _mm256_add_ps(s[2], _mm256_and_ps(vx, same));
+                s[3] = _mm256_add_ps(s[3], _mm256_and_ps(vy, same));
+                s[4] = _mm256_add_ps(s[4], _mm256_and_ps(dx, same));
+                s[5] = _mm256_add_ps(s[5], _mm256_and_ps(dy, same));
+                // A true mask is -1 in every bit: `-near` counts one, `same & 1 << 10` one same.
+                let coincident = _mm256_cmp_ps::<_CMP_EQ_OQ>(d2, zero);
+                let n = _mm256_sub_epi32(self.counts, _mm256_castps_si256(near));
+                let n = _mm256_add_epi32(
+                    n,
+                    _mm256_and_si256(_mm256_castps_si256(same), _mm256_set1_epi32(1 << FIELD)),
+                );
+                self.counts = _mm256_add_epi32(
+                    n,
+                    _mm256_and_si256(
+                        _mm256_castps_si256(coincident),
+                        _mm256_set1_epi32(1 << (2 * FIELD)),
+                    ),
+                );
+            }
+        }
+
+        #[inline(always)]
+        fn total(&self) -> Totals {
+            // SAFETY: only reached from `slot_sums`, which runs on a CPU with AVX2.
+            unsafe {
+                let s = &self.sums;
+                let sums = [0, 1, 2, 3, 4, 5].map(|i| tree_sum(s[i]));
+                let mask = _mm256_set1_epi32((1 << FIELD) - 1);
+                let seen = _mm256_and_si256(self.counts, mask);
+                let same = _mm256_and_si256(_mm256_srli_epi32::<FIELD>(self.counts), mask);
+                // Summed over the lanes each count still fits 16 bits: two in one lane.
+                let seen_same = sum_lanes(_mm256_or_si256(seen, _mm256_slli_epi32::<16>(same)));
+                let coincident = sum_lanes(_mm256_srli_epi32::<{ 2 * FIELD }>(self.counts));
+                let counts = Counts {
+                    seen: seen_same & 0xffff,
+                    same: seen_same >> 16,
+                    coincident,
+                };
+                (sums, counts)
+            }
+        }
+    }
+
+    /// [`super::tree_sum`] in registers: the same additions in the same order.
+    #[inline(always)]
+    unsafe fn tree_sum(v: __m256) -> f32 {
+        // SAFETY: only reached from `slot_sums`, which runs on a CPU with AVX2.
+        unsafe {
+            // [a0 + a4, a1 + a5, a2 + a6, a3 + a7]
+            let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
+            // [s0 + s2, s1 + s3, ..]
+            let t = _mm_add_ps(s, _mm_movehl_ps(s, s));
+            // t0 + t1
+            _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)))
+        }
+    }
+
+    /// The sum of the eight 32-bit lanes of `v`, wrapping (the callers' sums fit).
+    #[inline(always)]
+    unsafe fn sum_lanes(v: __m256i) -> u32 {
+        // SAFETY: only reached from `slot_sums`, which runs on a CPU with AVX2.
+        unsafe {
+            let s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+            let t = _mm_add_epi32(s, _mm_shuffle_epi32::<0b00_00_11_10>(s));
+            let u = _mm_add_epi32(t, _mm_shuffle_epi32::<0b00_00_00_01>(t));
+            _mm_cvtsi128_si32(u) as u32
+        }
+    }
 }
 
 #[cfg(test)]
@@ -328,38 +630,43 @@ mod tests {
     use rand::rngs::Xoshiro256PlusPlus;
     use rand::{RngExt, SeedableRng};
 
-    use super::{Block, Observer, radius_sums};
+    use super::{Lanes, VIEW_ALL, VIEW_NARROW, VIEW_WIDE, slot_sums, slot_sums_with};
     use crate::behaviours::{FlockSums, tie_break};
     use crate::hash::{KNearest, SpatialHash};
     use crate::neighbours::{Perception, for_each_neighbour};
     use crate::params::FlockParams;
     use crate::{Edges, SimulationBounds};
 
+    /// 800 random boids in a 500 x 300 world with cells of 50, and three on one spot.
+    fn hash(edges: Edges) -> SpatialHash {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(77);
+        let bounds = SimulationBounds {
+            rect: Rect::new(0.0, 0.0, 500.0, 300.0),
+            edges,
+        };
+        let mut boids: Vec<(Entity, Vec2, Vec2, u16)> = (0..800u32)
+            .map(|i| {
+                let p = Vec2::new(rng.random::<f32>() * 500.0, rng.random::<f32>() * 300.0);
+                let v = Vec2::from_angle(rng.random::<f32>() * 6.3) * 100.0;
+                (Entity::from_raw_u32(i + 1).unwrap(), p, v, (i % 3) as u16)
+            })
+            .collect();
+        for k in 0..3u32 {
+            let e = Entity::from_raw_u32(900 + k).unwrap();
+            boids.push((e, Vec2::new(250.0, 150.0), Vec2::X * 50.0, 0));
+        }
+        let mut hash = SpatialHash::default();
+        hash.rebuild(&bounds, 50.0, &boids);
+        hash
+    }
+
     /// The kernel agrees with the plain neighbour walk: the same neighbours, the same sums up to
     /// float rounding, for every kind of field of view, with and without wrap, and with boids on
     /// the same spot.
     #[test]
     fn the_kernel_matches_the_neighbour_walk() {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(77);
         for edges in [Edges::Wrap, Edges::TURN_BACK] {
-            let bounds = SimulationBounds {
-                rect: Rect::new(0.0, 0.0, 500.0, 300.0),
-                edges,
-            };
-            let mut boids: Vec<(Entity, Vec2, Vec2, u16)> = (0..800u32)
-                .map(|i| {
-                    let p = Vec2::new(rng.random::<f32>() * 500.0, rng.random::<f32>() * 300.0);
-                    let v = Vec2::from_angle(rng.random::<f32>() * 6.3) * 100.0;
-                    (Entity::from_raw_u32(i + 1).unwrap(), p, v, (i % 3) as u16)
-                })
-                .collect();
-            // Three boids on one spot.
-            for k in 0..3u32 {
-                let e = Entity::from_raw_u32(900 + k).unwrap();
-                boids.push((e, Vec2::new(250.0, 150.0), Vec2::X * 50.0, 0));
-            }
-            let mut hash = SpatialHash::default();
-            hash.rebuild(&bounds, 50.0, &boids);
+            let hash = hash(edges);
             for fov in [360.0, 120.0, 270.0] {
                 let params = FlockParams {
                     field_of_view: fov,
@@ -367,8 +674,11 @@ mod tests {
                 };
                 let perception = Perception::new(&params);
                 let sep2 = params.separation_distance * params.separation_distance;
+                let mut got = vec![FlockSums::default(); hash.len()];
+                let counts = slot_sums(&hash, &perception, sep2, 0, &mut got);
                 let mut nearest = KNearest::new(0);
-                for slot in 0..hash.len() {
+                let mut neighbours = 0;
+                for (slot, got) in got.iter().enumerate() {
                     let mut want = FlockSums::default();
                     let own = hash.species_of(slot);
                     for_each_neighbour(&hash, &perception, slot, &mut nearest, |hit| {
@@ -378,9 +688,7 @@ mod tests {
                         let (d, d2) = (hit.delta, hit.distance_squared);
                         want.add(d, d2, v, same, sep2, || tie_break(slot, j));
                     });
-                    let observer = Observer::new(&hash, slot, &perception, sep2);
-                    let block = Block::around(&hash, observer.position);
-                    let (got, _) = radius_sums(&hash, &observer, &block);
+                    neighbours += u64::from(want.neighbours);
                     assert_eq!(got.neighbours, want.neighbours, "slot {slot} fov {fov}");
                     assert_eq!(got.same_species, want.same_species);
                     let close = |a: Vec2, b: Vec2| (a - b).length() <= 1e-3 * b.length().max(1.0);
@@ -390,6 +698,43 @@ mod tests {
                     );
                     assert!(close(got.alignment, want.alignment), "{got:?} vs {want:?}");
                     assert!(close(got.cohesion, want.cohesion), "{got:?} vs {want:?}");
+                }
+                assert_eq!(counts.neighbours, neighbours);
+            }
+        }
+    }
+
+    /// The build this CPU runs (AVX2 where it has it) and the portable build give the same bits,
+    /// so a flock replays the same on every machine.
+    #[test]
+    fn every_build_gives_the_same_bits() {
+        for edges in [Edges::Wrap, Edges::TURN_BACK] {
+            let hash = hash(edges);
+            for fov in [360.0, 120.0, 270.0] {
+                let params = FlockParams {
+                    field_of_view: fov,
+                    ..FlockParams::default()
+                };
+                let perception = Perception::new(&params);
+                let sep2 = params.separation_distance * params.separation_distance;
+                let mut fast = vec![FlockSums::default(); hash.len()];
+                let mut portable = fast.clone();
+                let a = slot_sums(&hash, &perception, sep2, 0, &mut fast);
+                let b = match fov {
+                    360.0 => slot_sums_with::<VIEW_ALL, Lanes>,
+                    120.0 => slot_sums_with::<VIEW_NARROW, Lanes>,
+                    _ => slot_sums_with::<VIEW_WIDE, Lanes>,
+                }(&hash, &perception, sep2, 0, &mut portable);
+                assert_eq!(a, b);
+                let bits = |s: &FlockSums| {
+                    [s.separation, s.alignment, s.cohesion].map(|v| (v.x.to_bits(), v.y.to_bits()))
+                };
+                for (f, p) in fast.iter().zip(&portable) {
+                    assert_eq!(bits(f), bits(p), "fov {fov}");
+                    assert_eq!(
+                        (f.neighbours, f.same_species),
+                        (p.neighbours, p.same_species)
+                    );
                 }
             }
         }
