@@ -6,10 +6,12 @@
 //!    in its own cell or the 8 around it;
 //! 2. count the boids per cell;
 //! 3. prefix-sum the counts into `cell_start`;
-//! 4. scatter entity, position, velocity and species into contiguous arrays in cell order
-//!    (struct of arrays: one array per coordinate, so the neighbour loop reads 8 candidates with
-//!    one vector load). Cells are numbered row by row, so the three cells of one row of a 3x3
-//!    block are one contiguous slice.
+//! 4. scatter each boid, as one 32-byte record (entity, position, velocity, species), to its
+//!    slot in cell order: one cache line written per boid;
+//! 5. split the records into contiguous arrays in slot order (struct of arrays: one array per
+//!    coordinate, so the neighbour loop reads 8 candidates with one vector load). Cells are
+//!    numbered row by row, so the three cells of one row of a 3x3 block are one contiguous
+//!    slice.
 
 use core::ops::Range;
 
@@ -70,6 +72,36 @@ pub struct SpatialHash {
     /// Scratch: the next free slot of each cell while scattering.
     #[reflect(ignore)]
     cursor: Vec<u32>,
+    /// Scratch: each boid in its slot as one record, written by the scatter and then split
+    /// into the columns in one pass in slot order.
+    #[reflect(ignore)]
+    records: Vec<Record>,
+}
+
+/// One boid as the scatter writes it: one aligned 32-byte record, so placing a boid at a random
+/// slot touches one cache line instead of one in each column.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(32))]
+struct Record {
+    x: f32,
+    y: f32,
+    vx: f32,
+    vy: f32,
+    entity: Entity,
+    species: u16,
+}
+
+impl Default for Record {
+    fn default() -> Self {
+        Self {
+            x: 0.0,
+            y: 0.0,
+            vx: 0.0,
+            vy: 0.0,
+            entity: Entity::PLACEHOLDER,
+            species: 0,
+        }
+    }
 }
 
 impl SpatialHash {
@@ -524,14 +556,15 @@ impl HashBuilder<'_> {
         self.placed += 1;
         let slot = h.cursor[cell];
         h.cursor[cell] += 1;
-        let i = slot as usize;
         let local = h.local(position);
-        h.entities[i] = entity;
-        h.x[i] = local.x;
-        h.y[i] = local.y;
-        h.vx[i] = velocity.x;
-        h.vy[i] = velocity.y;
-        h.species[i] = species;
+        h.records[slot as usize] = Record {
+            x: local.x,
+            y: local.y,
+            vx: velocity.x,
+            vy: velocity.y,
+            entity,
+            species,
+        };
         slot
     }
 
@@ -548,11 +581,26 @@ impl HashBuilder<'_> {
         h.cursor.clear();
         h.cursor.extend_from_slice(&h.cell_start[..cells]);
         let n = h.cell_of.len();
+        h.records.resize(n, Record::default());
         h.entities.resize(n, Entity::PLACEHOLDER);
         for column in [&mut h.x, &mut h.y, &mut h.vx, &mut h.vy] {
             column.resize(n, 0.0);
         }
         h.species.resize(n, 0);
+    }
+
+    /// Splits the records into the columns, in slot order.
+    fn split_records(&mut self) {
+        let h = &mut *self.hash;
+        let columns = h
+            .entities
+            .iter_mut()
+            .zip(h.x.iter_mut().zip(h.y.iter_mut()))
+            .zip(h.vx.iter_mut().zip(h.vy.iter_mut()))
+            .zip(h.species.iter_mut());
+        for (r, (((entity, (x, y)), (vx, vy)), species)) in h.records.iter().zip(columns) {
+            (*entity, *x, *y, *vx, *vy, *species) = (r.entity, r.x, r.y, r.vx, r.vy, r.species);
+        }
     }
 }
 
@@ -562,13 +610,14 @@ impl Drop for HashBuilder<'_> {
             // Counted but never placed (or nothing at all): keep the hash consistent and empty.
             self.scan();
         }
-        let h = &mut *self.hash;
-        let keep = if self.placed == h.cell_of.len() {
+        let keep = if self.placed == self.hash.cell_of.len() {
+            self.split_records();
             self.placed
         } else {
             // An incomplete build: drop everything rather than leave slots pointing nowhere.
             0
         };
+        let h = &mut *self.hash;
         h.entities.truncate(keep);
         for column in [&mut h.x, &mut h.y, &mut h.vx, &mut h.vy] {
             column.truncate(keep);

@@ -36,6 +36,7 @@ pub mod hunt;
 mod kernel;
 pub mod metrics;
 pub mod neighbours;
+mod parallel;
 pub mod params;
 pub mod plugin;
 pub mod population;

@@ -1,17 +1,20 @@
 //! The one system that rebuilds the [`SpatialHash`] each step.
 
+use bevy::ecs::change_detection::ContiguousMut;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
 use crate::components::{Boid, HashSlot, Position, Species, Velocity};
 use crate::hash::{SpatialHash, occupied_box};
+use crate::parallel::DENSE;
 use crate::stats::FlockStats;
 use crate::systems::prepare::StepConfig;
 
 /// Counting-sorts every boid into the hash and writes each one's [`HashSlot`].
 ///
 // NOTE: the two passes must see the boids in the same order; a query iterates its tables in
-// the same order twice within one system, and nothing can change them in between.
+// the same order twice within one system, and nothing can change them in between. Both read
+// the components as one slice per table (Bevy's contiguous access).
 pub(crate) fn build_hash(
     config: Res<StepConfig>,
     mut hash: ResMut<SpatialHash>,
@@ -27,12 +30,25 @@ pub(crate) fn build_hash(
         occupied_box(boids.iter().map(|b| b.1.0)).unwrap_or(bounds.rect)
     };
     let mut builder = hash.begin(bounds, config.params.perception_radius, occupied, count);
-    for (_, position, ..) in &boids {
-        builder.count(position.0);
+    for (_, positions, ..) in boids.contiguous_iter().expect(DENSE) {
+        for position in positions {
+            builder.count(position.0);
+        }
     }
-    for (entity, position, velocity, species, mut slot) in &mut boids {
-        let placed = builder.place(entity, position.0, velocity.0, species.0);
-        slot.set_if_neq(HashSlot(placed));
+    for (entities, positions, velocities, species, slots) in
+        boids.contiguous_iter_mut().expect(DENSE)
+    {
+        // Only a slot that moved counts as a change.
+        let (slots, mut ticks) = ContiguousMut::bypass_change_detection_split(slots);
+        let now = ticks.this_run();
+        let changed = ticks.changed_mut();
+        for i in 0..entities.len() {
+            let placed = builder.place(entities[i], positions[i].0, velocities[i].0, species[i].0);
+            if slots[i].0 != placed {
+                slots[i].0 = placed;
+                changed[i] = now;
+            }
+        }
     }
     drop(builder);
     stats.steps += 1;

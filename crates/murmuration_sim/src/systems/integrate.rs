@@ -1,6 +1,7 @@
 //! The one system that moves everything: apply the acceleration, clamp the speed, move, handle
 //! the edges.
 
+use bevy::ecs::change_detection::ContiguousMut;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
@@ -8,6 +9,8 @@ use crate::bounds::{Edges, SimulationBounds};
 use crate::components::{
     Acceleration, Arrive, Boid, Hunter, MaxSpeed, Obstacle, Position, PreviousPosition, Velocity,
 };
+use crate::parallel::{DENSE, Parts, for_each_part};
+use crate::params::FlockParams;
 use crate::stats::FlockStats;
 use crate::systems::forces::Agents;
 use crate::systems::prepare::StepConfig;
@@ -134,32 +137,73 @@ pub(crate) fn integrate(
     list.extend(obstacles.iter().filter_map(|(p, o)| {
         (p.is_finite() && o.radius.is_finite() && o.radius > 0.0).then_some((p.0, o.radius))
     }));
-    let obstacles = &list;
     if let Some(steer_started) = stats.steer_started.take() {
         stats.steering = start.duration_since(steer_started);
     }
-    let dt = time.delta_secs().clamp(0.0, MAX_DT);
-    let (bounds, params) = (&config.bounds, &config.params);
-    movers
-        .par_iter_mut()
-        .for_each(|(mut p, mut v, mut a, previous, max_speed, unit, hunter)| {
-            let max = max_speed.map_or(params.max_speed, |m| m.0).max(0.0);
-            let min = if unit || hunter {
-                0.0
-            } else {
-                params.min_speed.min(max)
-            };
-            let (mut np, mut nv) = integrate_one(p.0, v.0, a.0, dt, min, max, bounds);
-            if !obstacles.is_empty() {
-                (np, nv) = keep_out_of_obstacles(np, nv, min, obstacles, bounds);
-            }
-            if let Some(mut previous) = previous {
-                // The old position's image nearest the new one (across the seam if it wrapped).
-                previous.0 = Some(np - bounds.delta(p.0, np));
-            }
-            p.0 = np;
-            v.0 = nv;
-            a.0 = Vec2::ZERO;
+    let step = Step {
+        dt: time.delta_secs().clamp(0.0, MAX_DT),
+        bounds: &config.bounds,
+        params: &config.params,
+        obstacles: &list,
+    };
+    let tables = movers.contiguous_iter_mut().expect(DENSE);
+    for (p, v, a, previous, max_speed, unit, hunter) in tables {
+        let slices = (
+            ContiguousMut::split(p).0,
+            ContiguousMut::split(v).0,
+            ContiguousMut::split(a).0,
+            previous.map(|q| ContiguousMut::split(q).0),
+            max_speed,
+        );
+        let min_speed = !(unit || hunter);
+        for_each_part(slices, Parts::EVEN, |(p, v, a, previous, max_speed)| {
+            step.run(p, v, a, previous, max_speed, min_speed);
         });
+    }
     stats.integrate = start.elapsed();
+}
+
+/// What integrating one entity needs besides its own state.
+#[derive(Clone, Copy)]
+struct Step<'a> {
+    dt: f32,
+    bounds: &'a SimulationBounds,
+    params: &'a FlockParams,
+    obstacles: &'a [(Vec2, f32)],
+}
+
+impl Step<'_> {
+    /// Integrates the entities of one part of a table: these slices side by side.
+    /// `min_speed` is false for units and hunters.
+    fn run(
+        &self,
+        p: &mut [Position],
+        v: &mut [Velocity],
+        a: &mut [Acceleration],
+        mut previous: Option<&mut [PreviousPosition]>,
+        max_speed: Option<&[MaxSpeed]>,
+        min_speed: bool,
+    ) {
+        let (bounds, params) = (self.bounds, self.params);
+        for i in 0..p.len() {
+            let max = max_speed.map_or(params.max_speed, |m| m[i].0).max(0.0);
+            let min = if min_speed {
+                params.min_speed.min(max)
+            } else {
+                0.0
+            };
+            let old = p[i].0;
+            let (mut np, mut nv) = integrate_one(old, v[i].0, a[i].0, self.dt, min, max, bounds);
+            if !self.obstacles.is_empty() {
+                (np, nv) = keep_out_of_obstacles(np, nv, min, self.obstacles, bounds);
+            }
+            if let Some(previous) = previous.as_deref_mut() {
+                // The old position's image nearest the new one (across the seam if it wrapped).
+                previous[i].0 = Some(np - bounds.delta(old, np));
+            }
+            p[i].0 = np;
+            v[i].0 = nv;
+            a[i].0 = Vec2::ZERO;
+        }
+    }
 }

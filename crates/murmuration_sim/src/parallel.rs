@@ -1,0 +1,133 @@
+//! Splitting a system's work over Bevy's compute task pool: [`Split`] data, cut into parts of
+//! at least a given size, each part one task.
+//!
+//! The systems read their components through Bevy's contiguous query access (one slice per
+//! table) and hand the slices here, instead of `par_iter`, which pays per entity for each
+//! optional component and change tick. The parts only ever cut the work; what each entity gets
+//! never depends on the number of threads.
+
+use bevy::tasks::{ComputeTaskPool, TaskPool};
+
+/// Work that can be cut in two at an index, as a slice can (or several slices side by side).
+pub(crate) trait Split: Sized + Send {
+    /// How many items it holds.
+    fn len(&self) -> usize;
+    /// The first `mid` items, and the rest.
+    fn split_at(self, mid: usize) -> (Self, Self);
+}
+
+/// How finely to cut.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Parts {
+    /// The fewest items in a part: below this, handing a task to a thread costs more than the
+    /// part takes.
+    pub min: usize,
+    /// Parts per thread, at most: more evens out parts that differ in cost, fewer costs less to
+    /// hand out (each task is an allocation).
+    pub per_thread: usize,
+}
+
+impl Parts {
+    /// For work where every item costs about the same: a few parts a thread.
+    pub const EVEN: Self = Self {
+        min: 4096,
+        per_thread: 4,
+    };
+}
+
+/// Why a contiguous query over the simulation's own components cannot fail: they all use
+/// table storage, so every query over them is dense.
+pub(crate) const DENSE: &str = "the simulation's components are all stored in tables";
+
+/// Runs `f` on parts of `items` and returns what each part returned, in order. On a compute
+/// pool of fewer than two threads, or with too few items to cut, `f` runs once, on all of them,
+/// on this thread.
+pub(crate) fn map_parts<S: Split, R: Send + 'static>(
+    items: S,
+    parts: Parts,
+    f: impl Fn(S) -> R + Sync,
+) -> Vec<R> {
+    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+    let threads = pool.thread_num();
+    let len = items.len();
+    let part = len
+        .div_ceil(threads.max(1) * parts.per_thread)
+        .max(parts.min.max(1));
+    if threads < 2 || len <= part {
+        return vec![f(items)];
+    }
+    pool.scope(|scope| {
+        let f = &f;
+        let mut rest = items;
+        while rest.len() > part {
+            let (head, tail) = rest.split_at(part);
+            scope.spawn(async move { f(head) });
+            rest = tail;
+        }
+        scope.spawn(async move { f(rest) });
+    })
+}
+
+/// [`map_parts`] for work that returns nothing.
+pub(crate) fn for_each_part<S: Split>(items: S, parts: Parts, f: impl Fn(S) + Sync) {
+    map_parts(items, parts, f);
+}
+
+impl<T: Send> Split for &mut [T] {
+    fn len(&self) -> usize {
+        <[T]>::len(self)
+    }
+
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        self.split_at_mut(mid)
+    }
+}
+
+impl<T: Sync> Split for &[T] {
+    fn len(&self) -> usize {
+        <[T]>::len(self)
+    }
+
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        <[T]>::split_at(self, mid)
+    }
+}
+
+/// An optional slice, absent in a table without that component: an absent one splits into two
+/// absent ones, and its length is taken from the other slices beside it.
+impl<S: Split> Split for Option<S> {
+    fn len(&self) -> usize {
+        self.as_ref().map_or(0, S::len)
+    }
+
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        match self {
+            Some(s) => {
+                let (a, b) = s.split_at(mid);
+                (Some(a), Some(b))
+            }
+            None => (None, None),
+        }
+    }
+}
+
+/// Slices side by side, all of the first one's length.
+macro_rules! split_tuple {
+    ($($name:ident $part:ident $index:tt),+) => {
+        impl<$($name: Split),+> Split for ($($name,)+) {
+            fn len(&self) -> usize {
+                self.0.len()
+            }
+
+            fn split_at(self, mid: usize) -> (Self, Self) {
+                $(let $part = self.$index.split_at(mid);)+
+                (($($part.0,)+), ($($part.1,)+))
+            }
+        }
+    };
+}
+
+split_tuple!(A a 0, B b 1);
+split_tuple!(A a 0, B b 1, C c 2);
+split_tuple!(A a 0, B b 1, C c 2, D d 3);
+split_tuple!(A a 0, B b 1, C c 2, D d 3, E e 4);
