@@ -2,8 +2,9 @@
 //! in parallel. This is the flocking rules' whole neighbour search, and what the steering
 //! benchmark times.
 
+use core::ops::Range;
+
 use bevy::prelude::*;
-use bevy::tasks::{ComputeTaskPool, TaskPool};
 
 use crate::behaviours::{FlockSums, RuleWeights, flocking_force, tie_break};
 use crate::bounds::SimulationBounds;
@@ -12,6 +13,7 @@ use crate::kernel::slot_sums;
 use crate::neighbours::{
     NeighbourSearch, Perception, for_each_neighbour, for_each_neighbour_brute_force,
 };
+use crate::parallel::{Parts, fold_parts};
 use crate::params::{FlockParams, NeighbourMode};
 
 /// What a pass over the flock counted.
@@ -23,11 +25,12 @@ pub struct PassCounts {
     pub neighbours: u64,
 }
 
-/// The fewest slots per task: below this, handing a task to a thread costs more than it saves.
-const MIN_SLOTS_PER_TASK: usize = 2048;
-/// Tasks per thread, at most: enough that threads finish close together though cells differ in
-/// cost, few enough that handing them out (an allocation each) stays cheap.
-const TASKS_PER_THREAD: usize = 32;
+/// How the slots are cut over threads: many parts a thread, so that threads finish close
+/// together though cells differ in cost.
+const PARTS: Parts = Parts {
+    min: 2048,
+    per_thread: 32,
+};
 
 /// What [`flock_sums`] computes for every slot of the hash.
 #[derive(Debug, Clone, Default)]
@@ -66,29 +69,12 @@ pub fn flock_sums(
     out.sums.resize(n, FlockSums::default());
     out.forces.clear();
     out.forces.resize(n, Vec2::ZERO);
-    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-    let per_task = n
-        .div_ceil(pool.thread_num().max(1) * TASKS_PER_THREAD)
-        .max(MIN_SLOTS_PER_TASK);
-    if n <= per_task {
-        return pass.run(0, &mut out.sums, &mut out.forces);
-    }
-    let chunks = out
-        .sums
-        .chunks_mut(per_task)
-        .zip(out.forces.chunks_mut(per_task));
-    let parts = pool.scope(|scope| {
-        let pass = &pass;
-        for (index, (sums, forces)) in chunks.enumerate() {
-            scope.spawn(async move { pass.run(index * per_task, sums, forces) });
-        }
-    });
-    let mut counts = PassCounts::default();
-    for part in parts {
-        counts.candidates += part.candidates;
-        counts.neighbours += part.neighbours;
-    }
-    counts
+    let slots = (0..n, &mut out.sums[..], &mut out.forces[..]);
+    let sums = |(slots, sums, forces): (Range<usize>, _, _)| pass.run(slots.start, sums, forces);
+    fold_parts(slots, PARTS, sums, |a, b| PassCounts {
+        candidates: a.candidates + b.candidates,
+        neighbours: a.neighbours + b.neighbours,
+    })
 }
 
 /// One pass's fixed inputs.

@@ -6,6 +6,8 @@
 //! optional component and change tick. The parts only ever cut the work; what each entity gets
 //! never depends on the number of threads.
 
+use core::ops::Range;
+
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 
 /// Work that can be cut in two at an index, as a slice can (or several slices side by side).
@@ -39,14 +41,15 @@ impl Parts {
 /// table storage, so every query over them is dense.
 pub(crate) const DENSE: &str = "the simulation's components are all stored in tables";
 
-/// Runs `f` on parts of `items` and returns what each part returned, in order. On a compute
-/// pool of fewer than two threads, or with too few items to cut, `f` runs once, on all of them,
-/// on this thread.
-pub(crate) fn map_parts<S: Split, R: Send + 'static>(
+/// Runs `f` on parts of `items` and folds what the parts returned, in order, with `combine`.
+/// On a compute pool of fewer than two threads, or with too few items to cut, `f` runs once, on
+/// all of them, on this thread (and nothing is allocated).
+pub(crate) fn fold_parts<S: Split, R: Send + 'static>(
     items: S,
     parts: Parts,
     f: impl Fn(S) -> R + Sync,
-) -> Vec<R> {
+    combine: impl FnMut(R, R) -> R,
+) -> R {
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
     let threads = pool.thread_num();
     let len = items.len();
@@ -54,9 +57,9 @@ pub(crate) fn map_parts<S: Split, R: Send + 'static>(
         .div_ceil(threads.max(1) * parts.per_thread)
         .max(parts.min.max(1));
     if threads < 2 || len <= part {
-        return vec![f(items)];
+        return f(items);
     }
-    pool.scope(|scope| {
+    let results = pool.scope(|scope| {
         let f = &f;
         let mut rest = items;
         while rest.len() > part {
@@ -65,12 +68,16 @@ pub(crate) fn map_parts<S: Split, R: Send + 'static>(
             rest = tail;
         }
         scope.spawn(async move { f(rest) });
-    })
+    });
+    results
+        .into_iter()
+        .reduce(combine)
+        .expect("at least one part ran")
 }
 
-/// [`map_parts`] for work that returns nothing.
+/// [`fold_parts`] for work that returns nothing.
 pub(crate) fn for_each_part<S: Split>(items: S, parts: Parts, f: impl Fn(S) + Sync) {
-    map_parts(items, parts, f);
+    fold_parts(items, parts, f, |(), ()| ());
 }
 
 impl<T: Send> Split for &mut [T] {
@@ -90,6 +97,18 @@ impl<T: Sync> Split for &[T] {
 
     fn split_at(self, mid: usize) -> (Self, Self) {
         <[T]>::split_at(self, mid)
+    }
+}
+
+/// A range of indices, as the slots a part covers.
+impl Split for Range<usize> {
+    fn len(&self) -> usize {
+        ExactSizeIterator::len(self)
+    }
+
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let mid = self.start + mid;
+        (self.start..mid, mid..self.end)
     }
 }
 
