@@ -5,12 +5,13 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
 use crate::components::{Boid, HashSlot, Position, Species, Velocity};
-use crate::hash::{SpatialHash, occupied_box};
+use crate::hash::{SpatialHash, Table, occupied_box};
 use crate::parallel::DENSE;
 use crate::stats::FlockStats;
 use crate::systems::prepare::StepConfig;
 
-/// Counting-sorts every boid into the hash and writes each one's [`HashSlot`].
+/// Counting-sorts every boid into the hash, in parts on the compute task pool, and writes each
+/// one's [`HashSlot`].
 ///
 // NOTE: the two passes must see the boids in the same order; a query iterates its tables in
 // the same order twice within one system, and nothing can change them in between. Both read
@@ -29,11 +30,12 @@ pub(crate) fn build_hash(
     } else {
         occupied_box(boids.iter().map(|b| b.1.0)).unwrap_or(bounds.rect)
     };
-    let mut builder = hash.begin(bounds, config.params.perception_radius, occupied, count);
+    let tables = boids.contiguous_iter().expect(DENSE);
+    let lens = tables.map(|(entities, ..)| entities.len());
+    let cell = config.params.perception_radius;
+    let mut build = hash.begin_parted(bounds, cell, occupied, lens);
     for (_, positions, ..) in boids.contiguous_iter().expect(DENSE) {
-        for position in positions {
-            builder.count(position.0);
-        }
+        build.count(positions);
     }
     for (entities, positions, velocities, species, slots) in
         boids.contiguous_iter_mut().expect(DENSE)
@@ -41,16 +43,17 @@ pub(crate) fn build_hash(
         // Only a slot that moved counts as a change.
         let (slots, mut ticks) = ContiguousMut::bypass_change_detection_split(slots);
         let now = ticks.this_run();
-        let changed = ticks.changed_mut();
-        for i in 0..entities.len() {
-            let placed = builder.place(entities[i], positions[i].0, velocities[i].0, species[i].0);
-            if slots[i].0 != placed {
-                slots[i].0 = placed;
-                changed[i] = now;
-            }
-        }
+        let table = Table {
+            entities,
+            positions,
+            velocities,
+            species,
+            slots,
+            changed: ticks.changed_mut(),
+        };
+        build.place(table, now);
     }
-    drop(builder);
+    build.finish();
     stats.steps += 1;
     stats.boids = count;
     stats.hash_build = start.elapsed();

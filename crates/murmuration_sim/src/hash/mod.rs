@@ -19,6 +19,10 @@ use bevy::prelude::*;
 
 use crate::bounds::SimulationBounds;
 
+mod parted;
+
+pub(crate) use parted::Table;
+
 /// The grid never has more cells than this, whatever the bounds: larger cells are slower for a
 /// huge, sparse world, but memory and the prefix sum stay bounded.
 const MAX_CELLS: usize = 1 << 22;
@@ -76,6 +80,12 @@ pub struct SpatialHash {
     /// into the columns in one pass in slot order.
     #[reflect(ignore)]
     records: Vec<Record>,
+    /// Scratch of a [`PartedBuild`]: for every part, the next free slot of each cell.
+    #[reflect(ignore)]
+    part_cursor: Vec<u32>,
+    /// Scratch of a [`PartedBuild`]: for every part, the end of its slots in each cell.
+    #[reflect(ignore)]
+    part_end: Vec<u32>,
 }
 
 /// One boid as the scatter writes it: one aligned 32-byte record, so placing a boid at a random
@@ -202,6 +212,13 @@ impl SpatialHash {
         } else {
             p
         }
+    }
+
+    /// The index of the cell holding `p` (any position: it is made [`Self::local`] first).
+    #[inline]
+    fn cell_index(&self, p: Vec2) -> u32 {
+        let c = self.cell_xy(self.local(p));
+        c.y as u32 * self.cols + c.x as u32
     }
 
     /// The (clamped) cell holding `p`, which must already be [`Self::local`].
@@ -535,9 +552,7 @@ impl HashBuilder<'_> {
     #[inline]
     pub fn count(&mut self, position: Vec2) {
         let h = &mut *self.hash;
-        let p = h.local(position);
-        let c = h.cell_xy(p);
-        let cell = c.y as u32 * h.cols + c.x as u32;
+        let cell = h.cell_index(position);
         h.cell_of.push(cell);
         h.cell_start[cell as usize + 1] += 1;
     }
@@ -581,17 +596,29 @@ impl HashBuilder<'_> {
         h.cursor.clear();
         h.cursor.extend_from_slice(&h.cell_start[..cells]);
         let n = h.cell_of.len();
-        h.records.resize(n, Record::default());
-        h.entities.resize(n, Entity::PLACEHOLDER);
-        for column in [&mut h.x, &mut h.y, &mut h.vx, &mut h.vy] {
-            column.resize(n, 0.0);
-        }
-        h.species.resize(n, 0);
+        h.size_columns(n);
     }
 
     /// Splits the records into the columns, in slot order.
     fn split_records(&mut self) {
-        let h = &mut *self.hash;
+        self.hash.split_records();
+    }
+}
+
+impl SpatialHash {
+    /// Sizes the records and the columns for `n` boids.
+    fn size_columns(&mut self, n: usize) {
+        self.records.resize(n, Record::default());
+        self.entities.resize(n, Entity::PLACEHOLDER);
+        for column in [&mut self.x, &mut self.y, &mut self.vx, &mut self.vy] {
+            column.resize(n, 0.0);
+        }
+        self.species.resize(n, 0);
+    }
+
+    /// Splits the scatter's records into the columns, in slot order.
+    fn split_records(&mut self) {
+        let h = self;
         let columns = h
             .entities
             .iter_mut()

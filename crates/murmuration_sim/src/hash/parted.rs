@@ -1,0 +1,287 @@
+//! [`PartedBuild`]: the plugin's rebuild of the [`SpatialHash`], the same counting sort as
+//! [`HashBuilder`](super::HashBuilder) cut into parts that count and scatter on the compute task
+//! pool at once.
+//!
+//! Each part is a run of consecutive boids of one table and has its own count of every cell.
+//! The scan lays the parts' slots of a cell one after the other, part by part, so the boids of a
+//! cell end up in the order the query gave them, exactly as one serial pass would put them:
+//! the hash, and so the flock, is the same whatever the number of parts or threads.
+
+use bevy::ecs::change_detection::Tick;
+use bevy::prelude::*;
+use bevy::tasks::{ComputeTaskPool, TaskPool};
+
+use super::{Record, SpatialHash};
+use crate::bounds::SimulationBounds;
+use crate::components::{HashSlot, Position, Species, Velocity};
+
+/// The fewest boids in a part (below this a task costs more than it saves).
+const MIN_PART: usize = 8192;
+
+/// A rebuild in progress: [`count`](Self::count) every table's boids, then
+/// [`place`](Self::place) the same tables in the same order, then [`finish`](Self::finish).
+pub(crate) struct PartedBuild<'a> {
+    hash: &'a mut SpatialHash,
+    cells: usize,
+    /// Boids a part takes (the last part of a table takes the rest).
+    part_len: usize,
+    /// Parts and boids counted, then placed, so far.
+    parts: usize,
+    boids: usize,
+    counting: bool,
+}
+
+impl SpatialHash {
+    /// Starts a rebuild of `count` boids in the tables of `table_lens` (the boids of each table,
+    /// in the order they will be counted and placed), with cells at least `cell_size` wide.
+    /// `occupied` is as for [`Self::begin`].
+    pub(crate) fn begin_parted(
+        &mut self,
+        bounds: &SimulationBounds,
+        cell_size: f32,
+        occupied: Rect,
+        table_lens: impl Iterator<Item = usize>,
+    ) -> PartedBuild<'_> {
+        let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+        let lens: (usize, usize) = table_lens.fold((0, 0), |(n, big), len| (n + len, big.max(len)));
+        let count = lens.0;
+        // One part a thread of the largest table, whole tables on one thread.
+        let threads = pool.thread_num().max(1);
+        let part_len = if threads < 2 {
+            usize::MAX
+        } else {
+            lens.1.div_ceil(threads).max(MIN_PART)
+        };
+        self.layout(bounds, cell_size, occupied, count);
+        let cells = (self.cols * self.rows) as usize;
+        self.cell_start.clear();
+        self.cell_start.resize(cells + 1, 0);
+        self.cell_of.clear();
+        self.cell_of.resize(count, 0);
+        self.part_cursor.clear();
+        self.part_end.clear();
+        self.size_columns(count);
+        PartedBuild {
+            hash: self,
+            cells,
+            part_len,
+            parts: 0,
+            boids: 0,
+            counting: true,
+        }
+    }
+}
+
+impl PartedBuild<'_> {
+    /// Counts the next table's boids, at `positions`.
+    pub fn count(&mut self, positions: &[Position]) {
+        assert!(self.counting, "count every table before placing any");
+        let (n, cells, part_len) = (positions.len(), self.cells, self.part_len);
+        let parts = n.div_ceil(part_len);
+        let h = &mut *self.hash;
+        h.part_cursor.resize((self.parts + parts) * cells, 0);
+        let mut cell_of = core::mem::take(&mut h.cell_of);
+        let mut counts = core::mem::take(&mut h.part_cursor);
+        {
+            let h: &SpatialHash = h;
+            let work = positions
+                .chunks(part_len)
+                .zip(cell_of[self.boids..self.boids + n].chunks_mut(part_len))
+                .zip(counts[self.parts * cells..].chunks_mut(cells));
+            run_each(work, |((positions, cell_of), counts)| {
+                for (p, cell) in positions.iter().zip(cell_of) {
+                    *cell = h.cell_index(p.0);
+                    counts[*cell as usize] += 1;
+                }
+            });
+        }
+        h.cell_of = cell_of;
+        h.part_cursor = counts;
+        self.parts += parts;
+        self.boids += n;
+    }
+
+    /// Turns the counts into each part's first slot in each cell, and its end.
+    fn scan(&mut self) {
+        let (cells, parts) = (self.cells, self.parts);
+        let h = &mut *self.hash;
+        h.part_end.clear();
+        h.part_end.resize(parts * cells, 0);
+        let mut slot = 0u32;
+        for cell in 0..cells {
+            h.cell_start[cell] = slot;
+            for part in 0..parts {
+                let i = part * cells + cell;
+                let n = h.part_cursor[i];
+                h.part_cursor[i] = slot;
+                slot += n;
+                h.part_end[i] = slot;
+            }
+        }
+        h.cell_start[cells] = slot;
+        self.counting = false;
+        self.parts = 0;
+        self.boids = 0;
+    }
+
+    /// Places the next table's boids (the tables in the order they were counted) and writes each
+    /// one's [`HashSlot`], marking it changed at `now` (in `changed`) only if it moved.
+    ///
+    /// # Panics
+    /// If the table holds other boids than were counted for it.
+    pub fn place(&mut self, table: Table<'_>, now: Tick) {
+        if self.counting {
+            self.scan();
+        }
+        let (n, cells, part_len) = (table.entities.len(), self.cells, self.part_len);
+        let parts = n.div_ceil(part_len);
+        let h = &mut *self.hash;
+        let mut records = core::mem::take(&mut h.records);
+        let mut cursors = core::mem::take(&mut h.part_cursor);
+        {
+            let hash: &SpatialHash = h;
+            let records = Scatter(records.as_mut_ptr(), records.len());
+            let (first, boids) = (self.parts * cells, self.boids..self.boids + n);
+            let work = table
+                .parts(part_len)
+                .zip(hash.cell_of[boids].chunks(part_len))
+                .zip(cursors[first..].chunks_mut(cells))
+                .zip(hash.part_end[first..].chunks(cells));
+            run_each(work, |(((part, cell_of), cursor), end)| {
+                let records = &records;
+                for (i, &cell) in cell_of.iter().enumerate() {
+                    let cell = cell as usize;
+                    let slot = cursor[cell];
+                    // What keeps parts from ever writing the same slot: each writes only inside
+                    // its own range of each cell.
+                    assert!(
+                        slot < end[cell],
+                        "a table changed between counting and placing"
+                    );
+                    cursor[cell] += 1;
+                    let position = hash.local(part.positions[i].0);
+                    let velocity = part.velocities[i].0;
+                    let record = Record {
+                        x: position.x,
+                        y: position.y,
+                        vx: velocity.x,
+                        vy: velocity.y,
+                        entity: part.entities[i],
+                        species: part.species[i].0,
+                    };
+                    // SAFETY: `slot` lies in this part's own range of `cell` (checked above),
+                    // and the ranges of all parts and cells are disjoint.
+                    unsafe { records.write(slot as usize, record) };
+                    if part.slots[i].0 != slot {
+                        part.slots[i].0 = slot;
+                        part.changed[i] = now;
+                    }
+                }
+            });
+        }
+        h.records = records;
+        h.part_cursor = cursors;
+        self.parts += parts;
+        self.boids += n;
+    }
+
+    /// Ends the rebuild: splits the records into the columns.
+    ///
+    /// # Panics
+    /// If fewer boids were placed than counted.
+    pub fn finish(mut self) {
+        if self.counting {
+            self.scan();
+        }
+        let h = &mut *self.hash;
+        assert_eq!(
+            self.boids,
+            h.records.len(),
+            "every counted boid must be placed"
+        );
+        h.split_records();
+    }
+}
+
+/// One table's boids as the plugin's query hands them over: one slice per component.
+pub(crate) struct Table<'a> {
+    pub entities: &'a [Entity],
+    pub positions: &'a [Position],
+    pub velocities: &'a [Velocity],
+    pub species: &'a [Species],
+    pub slots: &'a mut [HashSlot],
+    /// The change ticks of `slots`.
+    pub changed: &'a mut [Tick],
+}
+
+impl<'a> Table<'a> {
+    /// The table cut into parts of `len` boids (the last takes the rest).
+    fn parts(self, len: usize) -> impl Iterator<Item = Table<'a>> {
+        let Table {
+            entities,
+            positions,
+            velocities,
+            species,
+            slots,
+            changed,
+        } = self;
+        entities
+            .chunks(len)
+            .zip(positions.chunks(len))
+            .zip(velocities.chunks(len))
+            .zip(species.chunks(len))
+            .zip(slots.chunks_mut(len))
+            .zip(changed.chunks_mut(len))
+            .map(
+                |(((((entities, positions), velocities), species), slots), changed)| Table {
+                    entities,
+                    positions,
+                    velocities,
+                    species,
+                    slots,
+                    changed,
+                },
+            )
+    }
+}
+
+/// The records array, shared by the parts of a scatter, each writing only its own slots.
+struct Scatter(*mut Record, usize);
+
+// SAFETY: the parts write disjoint slots (see `PartedBuild::place`), and nothing reads the
+// records until every part is done.
+unsafe impl Send for Scatter {}
+// SAFETY: as above.
+unsafe impl Sync for Scatter {}
+
+impl Scatter {
+    /// Writes `record` into `slot`.
+    ///
+    /// # Safety
+    /// No other thread may write or read `slot` at the same time.
+    unsafe fn write(&self, slot: usize, record: Record) {
+        assert!(slot < self.1, "slot {slot} outside the records");
+        // SAFETY: in bounds (checked); exclusive by the caller's guarantee.
+        unsafe { self.0.add(slot).write(record) };
+    }
+}
+
+/// Runs `f` on every item of `work`, each on the compute task pool, or at once on this thread
+/// when there is only one.
+fn run_each<W: Send>(work: impl Iterator<Item = W>, f: impl Fn(W) + Sync) {
+    let mut work = work.peekable();
+    let Some(first) = work.next() else {
+        return;
+    };
+    if work.peek().is_none() {
+        return f(first);
+    }
+    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+    pool.scope(|scope| {
+        let f = &f;
+        scope.spawn(async move { f(first) });
+        for item in work {
+            scope.spawn(async move { f(item) });
+        }
+    });
+}
