@@ -1,8 +1,10 @@
 //! Copy the simulation's state into `Transform`, for rendering and for other plugins.
 
+use bevy::ecs::change_detection::ContiguousMut;
 use bevy::prelude::*;
 
 use crate::components::{Position, PreviousPosition, Velocity};
+use crate::parallel::{DENSE, Parts, for_each_part};
 
 /// Whether `Transform` shows boids between their last two steps (see [`PreviousPosition`]). The
 /// plugin turns it on when the step runs in `FixedUpdate`, where frames and steps do not line up.
@@ -29,26 +31,57 @@ pub(crate) fn sync_transforms(
     } else {
         1.0
     };
-    query
-        .par_iter_mut()
-        .for_each(|(p, previous, v, mut transform)| {
-            if !p.is_finite() {
-                return;
-            }
-            let at = match previous.and_then(|q| q.0) {
-                Some(q) if q.is_finite() => q.lerp(p.0, t),
-                _ => p.0,
-            };
-            if transform.translation.truncate() != at {
-                transform.translation.x = at.x;
-                transform.translation.y = at.y;
-            }
-            if let Some(rotation) = v.and_then(|v| heading_rotation(v.0))
-                && transform.rotation != rotation
-            {
-                transform.rotation = rotation;
-            }
-        });
+    for (p, previous, v, transforms) in query.contiguous_iter_mut().expect(DENSE) {
+        // Only a transform that moved or turned counts as a change.
+        let (transforms, mut ticks) = ContiguousMut::bypass_change_detection_split(transforms);
+        let now = ticks.this_run();
+        let slices = (p, previous, v, transforms, ticks.changed_mut());
+        for_each_part(
+            slices,
+            Parts::EVEN,
+            |(p, previous, v, transforms, changed)| {
+                for (i, (transform, changed)) in transforms.iter_mut().zip(changed).enumerate() {
+                    let previous = previous.and_then(|q| q[i].0);
+                    let velocity = v.map(|v| v[i].0);
+                    if place(transform, p[i].0, previous, velocity, t) {
+                        *changed = now;
+                    }
+                }
+            },
+        );
+    }
+}
+
+/// Puts `transform` at `p` (from `previous` by `t` if there is one), facing along `v` if it is
+/// moving, and says whether that changed it.
+#[inline]
+fn place(
+    transform: &mut Transform,
+    p: Vec2,
+    previous: Option<Vec2>,
+    v: Option<Vec2>,
+    t: f32,
+) -> bool {
+    if !p.is_finite() {
+        return false;
+    }
+    let at = match previous {
+        Some(q) if q.is_finite() => q.lerp(p, t),
+        _ => p,
+    };
+    let mut changed = false;
+    if transform.translation.truncate() != at {
+        transform.translation.x = at.x;
+        transform.translation.y = at.y;
+        changed = true;
+    }
+    if let Some(rotation) = v.and_then(heading_rotation)
+        && transform.rotation != rotation
+    {
+        transform.rotation = rotation;
+        changed = true;
+    }
+    changed
 }
 
 /// The rotation about +z that turns +x to face along `v`, without trigonometry: for the unit
