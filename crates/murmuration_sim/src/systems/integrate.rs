@@ -13,6 +13,7 @@ use crate::parallel::{DENSE, Parts, for_each_part};
 use crate::params::FlockParams;
 use crate::stats::FlockStats;
 use crate::systems::forces::Agents;
+use crate::systems::integrate_lanes::{LANES, Lane, integrate_lanes};
 use crate::systems::prepare::StepConfig;
 
 /// The longest step the simulation takes at once, seconds: a longer frame (a hitch, a hidden
@@ -185,15 +186,23 @@ impl Step<'_> {
         min_speed: bool,
     ) {
         let (bounds, params) = (self.bounds, self.params);
-        for i in 0..p.len() {
+        let limits = |i: usize| {
             let max = max_speed.map_or(params.max_speed, |m| m[i].0).max(0.0);
             let min = if min_speed {
                 params.min_speed.min(max)
             } else {
                 0.0
             };
-            let old = p[i].0;
-            let (mut np, mut nv) = integrate_one(old, v[i].0, a[i].0, self.dt, min, max, bounds);
+            (min, max)
+        };
+        // The obstacles, then the writes, of entity `i` moved from `old` to `moved`.
+        type Slices<'s> = (
+            &'s mut [Position],
+            &'s mut [Velocity],
+            &'s mut [Acceleration],
+        );
+        let mut store = |i: usize, old: Vec2, moved: (Vec2, Vec2), min: f32, (p, v, a): Slices| {
+            let (mut np, mut nv) = moved;
             if !self.obstacles.is_empty() {
                 (np, nv) = keep_out_of_obstacles(np, nv, min, self.obstacles, bounds);
             }
@@ -204,6 +213,31 @@ impl Step<'_> {
             p[i].0 = np;
             v[i].0 = nv;
             a[i].0 = Vec2::ZERO;
+        };
+        let whole = p.len() / LANES * LANES;
+        for first in (0..whole).step_by(LANES) {
+            let lanes: [Lane; LANES] = core::array::from_fn(|l| {
+                let i = first + l;
+                let (min_speed, max_speed) = limits(i);
+                Lane {
+                    p: p[i].0,
+                    v: v[i].0,
+                    a: a[i].0,
+                    min_speed,
+                    max_speed,
+                }
+            });
+            let moved = integrate_lanes(&lanes, self.dt, bounds);
+            for (l, lane) in lanes.iter().enumerate() {
+                let moved = moved.get(l, lane, self.dt, bounds);
+                store(first + l, lane.p, moved, lane.min_speed, (p, v, a));
+            }
+        }
+        for i in whole..p.len() {
+            let (min, max) = limits(i);
+            let old = p[i].0;
+            let moved = integrate_one(old, v[i].0, a[i].0, self.dt, min, max, bounds);
+            store(i, old, moved, min, (p, v, a));
         }
     }
 }

@@ -1,0 +1,228 @@
+//! [`integrate_lanes`]: [`integrate_one`] for [`LANES`] entities side by side.
+//!
+//! Flying at the minimum speed, a boid takes `integrate_one`'s turning branch; a boid near its
+//! top speed takes the capping branch about every other step. Both are chains of square roots
+//! and divisions behind a branch the CPU cannot guess. Here every lane computes every branch and
+//! keeps the one `integrate_one` would take, so eight entities share each vector instruction
+//! and nothing is mispredicted. The operations are `integrate_one`'s (glam's, written out), in
+//! the same order, so each lane's result has the same bits; a lane that leaves a wrapping world
+//! (and must be brought back across the seam) is redone by `integrate_one` itself.
+
+use bevy::prelude::*;
+
+use crate::bounds::{Edges, SimulationBounds};
+use crate::systems::integrate::integrate_one;
+
+/// Entities integrated side by side.
+pub(crate) const LANES: usize = 8;
+
+/// One lane's input: position, velocity, acceleration, and the speed limits.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Lane {
+    pub p: Vec2,
+    pub v: Vec2,
+    pub a: Vec2,
+    pub min_speed: f32,
+    pub max_speed: f32,
+}
+
+/// What [`integrate_lanes`] computed: each lane's new position and velocity, one array per
+/// coordinate, unless the lane is to be redone by [`integrate_one`].
+pub(crate) struct Moved {
+    px: [f32; LANES],
+    py: [f32; LANES],
+    vx: [f32; LANES],
+    vy: [f32; LANES],
+    redo: [bool; LANES],
+}
+
+impl Moved {
+    /// Lane `l`'s new position and velocity: `integrate_one(lane.p, lane.v, lane.a, dt,
+    /// lane.min_speed, lane.max_speed, bounds)`, bit for bit.
+    #[inline]
+    pub fn get(&self, l: usize, lane: &Lane, dt: f32, bounds: &SimulationBounds) -> (Vec2, Vec2) {
+        if self.redo[l] {
+            integrate_one(
+                lane.p,
+                lane.v,
+                lane.a,
+                dt,
+                lane.min_speed,
+                lane.max_speed,
+                bounds,
+            )
+        } else {
+            (
+                Vec2::new(self.px[l], self.py[l]),
+                Vec2::new(self.vx[l], self.vy[l]),
+            )
+        }
+    }
+}
+
+/// [`integrate_one`] for every lane; read each lane's result with [`Moved::get`].
+pub(crate) fn integrate_lanes(lanes: &[Lane; LANES], dt: f32, bounds: &SimulationBounds) -> Moved {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        #[target_feature(enable = "avx2")]
+        fn avx2(lanes: &[Lane; LANES], dt: f32, b: &SimulationBounds) -> Moved {
+            integrate_in(lanes, dt, b)
+        }
+        // SAFETY: the CPU was just checked to have AVX2.
+        return unsafe { avx2(lanes, dt, bounds) };
+    }
+    integrate_in(lanes, dt, bounds)
+}
+
+#[inline(always)]
+fn integrate_in(lanes: &[Lane; LANES], dt: f32, bounds: &SimulationBounds) -> Moved {
+    let get = |f: fn(&Lane) -> f32| -> [f32; LANES] { core::array::from_fn(|l| f(&lanes[l])) };
+    let (px, py) = (get(|l| l.p.x), get(|l| l.p.y));
+    let (vx, vy) = (get(|l| l.v.x), get(|l| l.v.y));
+    let (ax, ay) = (get(|l| l.a.x), get(|l| l.a.y));
+    let (min, max) = (get(|l| l.min_speed), get(|l| l.max_speed));
+    let (mut out_px, mut out_py) = ([0.0; LANES], [0.0; LANES]);
+    let (mut out_vx, mut out_vy) = ([0.0; LANES], [0.0; LANES]);
+    let mut redo = [false; LANES];
+    let r = bounds.rect;
+    for l in 0..LANES {
+        // A non-finite acceleration counts as zero.
+        let finite = ax[l].is_finite() & ay[l].is_finite();
+        let (ax, ay) = if finite { (ax[l], ay[l]) } else { (0.0, 0.0) };
+        let (ox, oy) = (vx[l], vy[l]);
+        let (wx, wy) = (ox + ax * dt, oy + ay * dt);
+        let speed2 = wx * wx + wy * wy;
+        let (min, max) = (min[l], max[l]);
+        let over = speed2 > max * max;
+        let under = !over & (speed2 < min * min);
+        // Over the top speed: `v *= max / |v|`.
+        let cap = max / speed2.sqrt();
+        let (cx, cy) = (wx * cap, wy * cap);
+        // Under the minimum: turn toward the force at the minimum speed.
+        let hr = 1.0 / (ox * ox + oy * oy).sqrt();
+        let (hx, hy) = if hr.is_finite() & (hr > 0.0) {
+            (ox * hr, oy * hr)
+        } else {
+            (1.0, 0.0)
+        };
+        let (lx, ly) = (-hy, hx);
+        let (sx, sy) = if ax * lx + ay * ly >= 0.0 {
+            (lx, ly)
+        } else {
+            (-lx, -ly)
+        };
+        let turn = (ax * ax + ay * ay).sqrt() * dt / min;
+        let (tx, ty) = (hx + sx * turn, hy + sy * turn);
+        let tr = 1.0 / (tx * tx + ty * ty).sqrt();
+        let (nx, ny) = if tr.is_finite() & (tr > 0.0) {
+            (tx * tr, ty * tr)
+        } else {
+            (hx, hy)
+        };
+        let (ux, uy) = (nx * min, ny * min);
+        let (mut fx, mut fy) = if over {
+            (cx, cy)
+        } else if under {
+            (ux, uy)
+        } else {
+            (wx, wy)
+        };
+        if !(fx.is_finite() & fy.is_finite()) {
+            (fx, fy) = (0.0, 0.0);
+        }
+        let (mut qx, mut qy) = (px[l] + fx * dt, py[l] + fy * dt);
+        match bounds.edges {
+            Edges::Wrap => {
+                let inside = (qx >= r.min.x) & (qx < r.max.x) & (qy >= r.min.y) & (qy < r.max.y);
+                redo[l] = !inside;
+            }
+            Edges::TurnBack { .. } => {
+                (qx, fx) = wall(qx, fx, r.min.x, r.max.x);
+                (qy, fy) = wall(qy, fy, r.min.y, r.max.y);
+            }
+        }
+        (out_px[l], out_py[l], out_vx[l], out_vy[l]) = (qx, qy, fx, fy);
+    }
+    Moved {
+        px: out_px,
+        py: out_py,
+        vx: out_vx,
+        vy: out_vy,
+        redo,
+    }
+}
+
+/// The hard wall of `integrate_one` on one axis, as selects.
+#[inline(always)]
+fn wall(x: f32, v: f32, lo: f32, hi: f32) -> (f32, f32) {
+    if x < lo {
+        (lo, v.abs())
+    } else if x > hi {
+        (hi, -v.abs())
+    } else {
+        (x, v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy::prelude::*;
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
+    use super::{LANES, Lane, integrate_lanes};
+    use crate::bounds::{Edges, SimulationBounds};
+    use crate::systems::integrate::integrate_one;
+
+    /// Every lane is `integrate_one`, bit for bit: fast and slow, stopped, over the top speed,
+    /// non-finite accelerations, no minimum speed, across the seam and into the walls.
+    #[test]
+    fn lanes_are_integrate_one() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        let mut f = |scale: f32| (rng.random::<f32>() - 0.3) * scale;
+        for edges in [Edges::Wrap, Edges::TURN_BACK] {
+            let bounds = SimulationBounds {
+                rect: Rect::new(-50.0, 0.0, 250.0, 100.0),
+                edges,
+            };
+            for round in 0..2000 {
+                let lanes: [Lane; LANES] = core::array::from_fn(|l| {
+                    let kind = (round * LANES + l) % 7;
+                    let v = match kind {
+                        0 => Vec2::ZERO,
+                        1 => Vec2::new(f(400.0), f(400.0)),
+                        _ => Vec2::new(f(120.0), f(120.0)),
+                    };
+                    let a = match kind {
+                        2 => Vec2::new(f32::NAN, 1.0),
+                        3 => Vec2::ZERO,
+                        _ => Vec2::new(f(900.0), f(900.0)),
+                    };
+                    Lane {
+                        p: Vec2::new(f(330.0) - 20.0, f(130.0)),
+                        v,
+                        a,
+                        min_speed: if kind == 4 { 0.0 } else { 30.0 },
+                        max_speed: 90.0,
+                    }
+                });
+                let dt = if round % 2 == 0 { 1.0 / 60.0 } else { 0.1 };
+                let got = integrate_lanes(&lanes, dt, &bounds);
+                for (l, lane) in lanes.iter().enumerate() {
+                    let (p, v) = got.get(l, lane, dt, &bounds);
+                    let (wp, wv) = integrate_one(
+                        lane.p,
+                        lane.v,
+                        lane.a,
+                        dt,
+                        lane.min_speed,
+                        lane.max_speed,
+                        &bounds,
+                    );
+                    let bits = |a: Vec2| a.to_array().map(f32::to_bits);
+                    assert_eq!((bits(p), bits(v)), (bits(wp), bits(wv)), "{lane:?}");
+                }
+            }
+        }
+    }
+}
