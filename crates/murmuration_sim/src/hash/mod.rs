@@ -12,6 +12,9 @@
 //!    coordinate, so the neighbour loop reads 8 candidates with one vector load). Cells are
 //!    numbered row by row, so the three cells of one row of a 3x3 block are one contiguous
 //!    slice.
+//!
+//! [`HashBuilder`] does it one boid at a time; the plugin's build (the private `parted` module) counts and
+//! scatters parts of the flock on several threads at once, with the same result.
 
 use core::ops::Range;
 
@@ -80,10 +83,12 @@ pub struct SpatialHash {
     /// into the columns in one pass in slot order.
     #[reflect(ignore)]
     records: Vec<Record>,
-    /// Scratch of a [`PartedBuild`]: for every part, the next free slot of each cell.
+    /// Scratch of a [`PartedBuild`](parted::PartedBuild): for every part, the next free slot
+    /// of each cell.
     #[reflect(ignore)]
     part_cursor: Vec<u32>,
-    /// Scratch of a [`PartedBuild`]: for every part, the end of its slots in each cell.
+    /// Scratch of a [`PartedBuild`](parted::PartedBuild): for every part, the end of its
+    /// slots in each cell.
     #[reflect(ignore)]
     part_end: Vec<u32>,
 }
@@ -141,7 +146,8 @@ impl SpatialHash {
     }
 
     /// Rebuilds the hash from `(entity, position, velocity, species)` tuples, for tests, tools
-    /// and benchmarks; the plugin's system builds straight from the ECS with [`Self::begin`].
+    /// and benchmarks, on this thread; the plugin's system builds straight from the ECS's
+    /// component slices, in parts on every thread, with the same result.
     pub fn rebuild(
         &mut self,
         bounds: &SimulationBounds,
