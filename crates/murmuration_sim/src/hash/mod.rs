@@ -13,8 +13,8 @@
 //!    numbered row by row, so the three cells of one row of a 3x3 block are one contiguous
 //!    slice.
 //!
-//! [`HashBuilder`] does it one boid at a time; the plugin's build (the private `parted` module) counts and
-//! scatters parts of the flock on several threads at once, with the same result.
+//! [`HashBuilder`] does it one boid at a time; the plugin's build (the private `parted` module)
+//! counts and scatters parts of the flock on several threads at once, with the same result.
 
 use core::ops::Range;
 
