@@ -21,6 +21,7 @@ use core::ops::Range;
 use bevy::prelude::*;
 
 use crate::bounds::SimulationBounds;
+use crate::parallel::{Parts, for_each_part};
 
 mod parted;
 
@@ -622,18 +623,22 @@ impl SpatialHash {
         self.species.resize(n, 0);
     }
 
-    /// Splits the scatter's records into the columns, in slot order.
+    /// Splits the scatter's records into the columns, in slot order, in parts on the compute
+    /// task pool.
     fn split_records(&mut self) {
         let h = self;
-        let columns = h
-            .entities
-            .iter_mut()
-            .zip(h.x.iter_mut().zip(h.y.iter_mut()))
-            .zip(h.vx.iter_mut().zip(h.vy.iter_mut()))
-            .zip(h.species.iter_mut());
-        for (r, (((entity, (x, y)), (vx, vy)), species)) in h.records.iter().zip(columns) {
-            (*entity, *x, *y, *vx, *vy, *species) = (r.entity, r.x, r.y, r.vx, r.vy, r.species);
-        }
+        let parts = (
+            &h.records[..],
+            (&mut h.entities[..], &mut h.species[..]),
+            (&mut h.x[..], &mut h.y[..]),
+            (&mut h.vx[..], &mut h.vy[..]),
+        );
+        for_each_part(parts, Parts::EVEN, |(records, (e, s), (x, y), (vx, vy))| {
+            for (i, r) in records.iter().enumerate() {
+                (e[i], s[i], x[i], y[i], vx[i], vy[i]) =
+                    (r.entity, r.species, r.x, r.y, r.vx, r.vy);
+            }
+        });
     }
 }
 
