@@ -633,7 +633,12 @@ impl SpatialHash {
             (&mut h.x[..], &mut h.y[..]),
             (&mut h.vx[..], &mut h.vy[..]),
         );
-        for_each_part(parts, Parts::EVEN, |(records, (e, s), (x, y), (vx, vy))| {
+        // A plain copy: only worth a second thread for a large flock.
+        let cut = Parts {
+            min: 32_768,
+            ..Parts::EVEN
+        };
+        for_each_part(parts, cut, |(records, (e, s), (x, y), (vx, vy))| {
             for (i, r) in records.iter().enumerate() {
                 (e[i], s[i], x[i], y[i], vx[i], vy[i]) =
                     (r.entity, r.species, r.x, r.y, r.vx, r.vy);
