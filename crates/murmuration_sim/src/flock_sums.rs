@@ -209,8 +209,8 @@ fn plain_forces_in(
     }
     for i in whole..sums.len() {
         let v = Vec2::new(vx[i], vy[i]);
-        let weights = RuleWeights::of(params);
-        out[i] = flocking_force(&sums[i], v, speed, max_force, weights, false, 0.0);
+        let separation = params.separation_distance;
+        out[i] = flocking_force(&sums[i], v, speed, max_force, weights, false, separation);
     }
 }
 
