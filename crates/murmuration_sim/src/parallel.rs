@@ -1,5 +1,6 @@
 //! Splitting a system's work over Bevy's compute task pool: [`Split`] data, cut into parts of
-//! at least a given size, each part one task.
+//! at least a given size, each part one task ([`fold_parts`], [`for_each_part`]), or work
+//! already cut into parts ([`run_each`]).
 //!
 //! The systems read their components through Bevy's contiguous query access (one slice per
 //! table) and hand the slices here, instead of `par_iter`, which pays per entity for each
@@ -73,6 +74,27 @@ pub(crate) fn fold_parts<S: Split, R: Send + 'static>(
         .into_iter()
         .reduce(combine)
         .expect("at least one part ran")
+}
+
+/// Runs `f` on every item of `work`, each its own task on the compute task pool, or at once on
+/// this thread when there is only one item. For work already cut into parts that differ in
+/// shape (a part with its own counts, say), where [`Split`] cannot do the cutting.
+pub(crate) fn run_each<W: Send>(work: impl Iterator<Item = W>, f: impl Fn(W) + Sync) {
+    let mut work = work.peekable();
+    let Some(first) = work.next() else {
+        return;
+    };
+    if work.peek().is_none() {
+        return f(first);
+    }
+    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+    pool.scope(|scope| {
+        let f = &f;
+        scope.spawn(async move { f(first) });
+        for item in work {
+            scope.spawn(async move { f(item) });
+        }
+    });
 }
 
 /// [`fold_parts`] for work that returns nothing.

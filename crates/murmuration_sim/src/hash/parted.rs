@@ -14,6 +14,7 @@ use bevy::tasks::{ComputeTaskPool, TaskPool};
 use super::{Record, SpatialHash};
 use crate::bounds::SimulationBounds;
 use crate::components::{HashSlot, Position, Species, Velocity};
+use crate::parallel::run_each;
 
 /// The fewest boids in a part (below this a task costs more than it saves).
 const MIN_PART: usize = 8192;
@@ -32,8 +33,8 @@ pub(crate) struct PartedBuild<'a> {
 }
 
 impl SpatialHash {
-    /// Starts a rebuild of `count` boids in the tables of `table_lens` (the boids of each table,
-    /// in the order they will be counted and placed), with cells at least `cell_size` wide.
+    /// Starts a rebuild of the boids of tables as long as `table_lens` says (in the order the
+    /// tables will be counted and placed), with cells at least `cell_size` wide.
     /// `occupied` is as for [`Self::begin`].
     pub(crate) fn begin_parted(
         &mut self,
@@ -264,24 +265,4 @@ impl Scatter {
         // SAFETY: in bounds (checked); exclusive by the caller's guarantee.
         unsafe { self.0.add(slot).write(record) };
     }
-}
-
-/// Runs `f` on every item of `work`, each on the compute task pool, or at once on this thread
-/// when there is only one.
-fn run_each<W: Send>(work: impl Iterator<Item = W>, f: impl Fn(W) + Sync) {
-    let mut work = work.peekable();
-    let Some(first) = work.next() else {
-        return;
-    };
-    if work.peek().is_none() {
-        return f(first);
-    }
-    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-    pool.scope(|scope| {
-        let f = &f;
-        scope.spawn(async move { f(first) });
-        for item in work {
-            scope.spawn(async move { f(item) });
-        }
-    });
 }
