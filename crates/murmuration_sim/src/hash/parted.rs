@@ -57,7 +57,7 @@ impl SpatialHash {
         let cells = (self.cols * self.rows) as usize;
         self.cell_start.clear();
         self.cell_start.resize(cells + 1, 0);
-        self.cell_of.clear();
+        // Only sized, not cleared: the counts write every boid's cell.
         self.cell_of.resize(count, 0);
         self.part_cursor.clear();
         self.part_end.clear();
