@@ -660,11 +660,9 @@ mod tests {
         hash
     }
 
-    /// The kernel agrees with the plain neighbour walk: the same neighbours, the same sums up to
-    /// float rounding, for every kind of field of view, with and without wrap, and with boids on
-    /// the same spot.
-    #[test]
-    fn the_kernel_matches_the_neighbour_walk() {
+    /// Calls `f(hash, perception, separation2)` for every world and field of view the tests
+    /// cover: with and without wrap, all-round, narrow (under 180 degrees) and wide.
+    fn for_each_case(mut f: impl FnMut(&SpatialHash, &Perception, f32)) {
         for edges in [Edges::Wrap, Edges::TURN_BACK] {
             let hash = hash(edges);
             for fov in [360.0, 120.0, 270.0] {
@@ -672,71 +670,75 @@ mod tests {
                     field_of_view: fov,
                     ..FlockParams::default()
                 };
-                let perception = Perception::new(&params);
                 let sep2 = params.separation_distance * params.separation_distance;
-                let mut got = vec![FlockSums::default(); hash.len()];
-                let counts = slot_sums(&hash, &perception, sep2, 0, &mut got);
-                let mut nearest = KNearest::new(0);
-                let mut neighbours = 0;
-                for (slot, got) in got.iter().enumerate() {
-                    let mut want = FlockSums::default();
-                    let own = hash.species_of(slot);
-                    for_each_neighbour(&hash, &perception, slot, &mut nearest, |hit| {
-                        let j = hit.slot;
-                        let same = hash.species_of(j) == own;
-                        let v = hash.velocity(j);
-                        let (d, d2) = (hit.delta, hit.distance_squared);
-                        want.add(d, d2, v, same, sep2, || tie_break(slot, j));
-                    });
-                    neighbours += u64::from(want.neighbours);
-                    assert_eq!(got.neighbours, want.neighbours, "slot {slot} fov {fov}");
-                    assert_eq!(got.same_species, want.same_species);
-                    let close = |a: Vec2, b: Vec2| (a - b).length() <= 1e-3 * b.length().max(1.0);
-                    assert!(
-                        close(got.separation, want.separation),
-                        "{got:?} vs {want:?}"
-                    );
-                    assert!(close(got.alignment, want.alignment), "{got:?} vs {want:?}");
-                    assert!(close(got.cohesion, want.cohesion), "{got:?} vs {want:?}");
-                }
-                assert_eq!(counts.neighbours, neighbours);
+                f(&hash, &Perception::new(&params), sep2);
             }
         }
+    }
+
+    /// The kernel agrees with the plain neighbour walk: the same neighbours, the same sums up to
+    /// float rounding, for every kind of field of view, with and without wrap, and with boids on
+    /// the same spot.
+    #[test]
+    fn the_kernel_matches_the_neighbour_walk() {
+        for_each_case(|hash, perception, sep2| {
+            let view = perception.view_cos;
+            let mut got = vec![FlockSums::default(); hash.len()];
+            let counts = slot_sums(hash, perception, sep2, 0, &mut got);
+            let mut nearest = KNearest::new(0);
+            let mut neighbours = 0;
+            for (slot, got) in got.iter().enumerate() {
+                let mut want = FlockSums::default();
+                let own = hash.species_of(slot);
+                for_each_neighbour(hash, perception, slot, &mut nearest, |hit| {
+                    let j = hit.slot;
+                    let same = hash.species_of(j) == own;
+                    let v = hash.velocity(j);
+                    let (d, d2) = (hit.delta, hit.distance_squared);
+                    want.add(d, d2, v, same, sep2, || tie_break(slot, j));
+                });
+                neighbours += u64::from(want.neighbours);
+                assert_eq!(got.neighbours, want.neighbours, "slot {slot} view {view}");
+                assert_eq!(got.same_species, want.same_species);
+                let close = |a: Vec2, b: Vec2| (a - b).length() <= 1e-3 * b.length().max(1.0);
+                assert!(
+                    close(got.separation, want.separation),
+                    "{got:?} vs {want:?}"
+                );
+                assert!(close(got.alignment, want.alignment), "{got:?} vs {want:?}");
+                assert!(close(got.cohesion, want.cohesion), "{got:?} vs {want:?}");
+            }
+            assert_eq!(counts.neighbours, neighbours);
+        });
     }
 
     /// The build this CPU runs (AVX2 where it has it) and the portable build give the same bits,
     /// so a flock replays the same on every machine.
     #[test]
     fn every_build_gives_the_same_bits() {
-        for edges in [Edges::Wrap, Edges::TURN_BACK] {
-            let hash = hash(edges);
-            for fov in [360.0, 120.0, 270.0] {
-                let params = FlockParams {
-                    field_of_view: fov,
-                    ..FlockParams::default()
-                };
-                let perception = Perception::new(&params);
-                let sep2 = params.separation_distance * params.separation_distance;
-                let mut fast = vec![FlockSums::default(); hash.len()];
-                let mut portable = fast.clone();
-                let a = slot_sums(&hash, &perception, sep2, 0, &mut fast);
-                let b = match fov {
-                    360.0 => slot_sums_with::<VIEW_ALL, Lanes>,
-                    120.0 => slot_sums_with::<VIEW_NARROW, Lanes>,
-                    _ => slot_sums_with::<VIEW_WIDE, Lanes>,
-                }(&hash, &perception, sep2, 0, &mut portable);
-                assert_eq!(a, b);
-                let bits = |s: &FlockSums| {
-                    [s.separation, s.alignment, s.cohesion].map(|v| (v.x.to_bits(), v.y.to_bits()))
-                };
-                for (f, p) in fast.iter().zip(&portable) {
-                    assert_eq!(bits(f), bits(p), "fov {fov}");
-                    assert_eq!(
-                        (f.neighbours, f.same_species),
-                        (p.neighbours, p.same_species)
-                    );
-                }
+        for_each_case(|hash, perception, sep2| {
+            let view = perception.view_cos;
+            let mut fast = vec![FlockSums::default(); hash.len()];
+            let mut portable = fast.clone();
+            let a = slot_sums(hash, perception, sep2, 0, &mut fast);
+            let b = if view <= -1.0 {
+                slot_sums_with::<VIEW_ALL, Lanes>
+            } else if view >= 0.0 {
+                slot_sums_with::<VIEW_NARROW, Lanes>
+            } else {
+                slot_sums_with::<VIEW_WIDE, Lanes>
+            }(hash, perception, sep2, 0, &mut portable);
+            assert_eq!(a, b);
+            let bits = |s: &FlockSums| {
+                [s.separation, s.alignment, s.cohesion].map(|v| (v.x.to_bits(), v.y.to_bits()))
+            };
+            for (f, p) in fast.iter().zip(&portable) {
+                assert_eq!(bits(f), bits(p), "view {view}");
+                assert_eq!(
+                    (f.neighbours, f.same_species),
+                    (p.neighbours, p.same_species)
+                );
             }
-        }
+        });
     }
 }

@@ -26,6 +26,22 @@ pub(crate) struct Lane {
     pub max_speed: f32,
 }
 
+impl Lane {
+    /// This lane alone, through [`integrate_one`].
+    #[inline]
+    pub fn integrate_one(&self, dt: f32, bounds: &SimulationBounds) -> (Vec2, Vec2) {
+        integrate_one(
+            self.p,
+            self.v,
+            self.a,
+            dt,
+            self.min_speed,
+            self.max_speed,
+            bounds,
+        )
+    }
+}
+
 /// What [`integrate_lanes`] computed: each lane's new position and velocity, one array per
 /// coordinate, unless the lane is to be redone by [`integrate_one`].
 pub(crate) struct Moved {
@@ -42,15 +58,7 @@ impl Moved {
     #[inline]
     pub fn get(&self, l: usize, lane: &Lane, dt: f32, bounds: &SimulationBounds) -> (Vec2, Vec2) {
         if self.redo[l] {
-            integrate_one(
-                lane.p,
-                lane.v,
-                lane.a,
-                dt,
-                lane.min_speed,
-                lane.max_speed,
-                bounds,
-            )
+            lane.integrate_one(dt, bounds)
         } else {
             (
                 Vec2::new(self.px[l], self.py[l]),
@@ -172,7 +180,6 @@ mod tests {
 
     use super::{LANES, Lane, integrate_lanes};
     use crate::bounds::{Edges, SimulationBounds};
-    use crate::systems::integrate::integrate_one;
 
     /// Every lane is `integrate_one`, bit for bit: fast and slow, stopped, over the top speed,
     /// non-finite accelerations, no minimum speed, across the seam and into the walls.
@@ -210,15 +217,7 @@ mod tests {
                 let got = integrate_lanes(&lanes, dt, &bounds);
                 for (l, lane) in lanes.iter().enumerate() {
                     let (p, v) = got.get(l, lane, dt, &bounds);
-                    let (wp, wv) = integrate_one(
-                        lane.p,
-                        lane.v,
-                        lane.a,
-                        dt,
-                        lane.min_speed,
-                        lane.max_speed,
-                        &bounds,
-                    );
+                    let (wp, wv) = lane.integrate_one(dt, &bounds);
                     let bits = |a: Vec2| a.to_array().map(f32::to_bits);
                     assert_eq!((bits(p), bits(v)), (bits(wp), bits(wv)), "{lane:?}");
                 }
