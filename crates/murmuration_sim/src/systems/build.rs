@@ -24,7 +24,6 @@ pub(crate) fn build_hash(
 ) {
     let start = Instant::now();
     let bounds = &config.bounds;
-    let count = boids.iter().len();
     let occupied = if bounds.wraps() {
         bounds.rect
     } else {
@@ -55,7 +54,7 @@ pub(crate) fn build_hash(
     }
     build.finish();
     stats.steps += 1;
-    stats.boids = count;
+    stats.boids = hash.len();
     stats.hash_build = start.elapsed();
     stats.steer_started = Some(Instant::now());
 }
