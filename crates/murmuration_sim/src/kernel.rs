@@ -21,33 +21,39 @@ use crate::neighbours::Perception;
 /// the CPU, so that every CPU adds the same candidates in the same order and gets the same bits.
 pub(crate) const LANES: usize = 8;
 
-/// What the kernel needs to know about the boid whose neighbours it sums.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Observer {
-    pub slot: usize,
-    pub position: Vec2,
-    pub velocity: Vec2,
-    pub species: u16,
+/// The boid whose neighbours the kernel sums, as the lane loop reads it.
+#[derive(Clone, Copy)]
+struct Observer {
+    slot: usize,
+    px: f32,
+    py: f32,
+    vx: f32,
+    vy: f32,
+    species: u16,
     /// Squared perception radius.
-    pub perception2: f32,
+    perception2: f32,
     /// Squared separation distance.
-    pub separation2: f32,
-    /// `cos(fov / 2)`.
-    pub view_cos: f32,
+    separation2: f32,
+    /// `cos(fov / 2)^2 |v|^2`.
+    cos2_v2: f32,
 }
 
 impl Observer {
     /// The boid in `slot` of `hash`, seeing as `perception` says.
     #[inline(always)]
-    pub fn new(hash: &SpatialHash, slot: usize, perception: &Perception, separation2: f32) -> Self {
+    fn new(hash: &SpatialHash, slot: usize, perception: &Perception, separation2: f32) -> Self {
+        let (p, v) = (hash.position(slot), hash.velocity(slot));
+        let view_cos = perception.view_cos;
         Self {
             slot,
-            position: hash.position(slot),
-            velocity: hash.velocity(slot),
+            px: p.x,
+            py: p.y,
+            vx: v.x,
+            vy: v.y,
             species: hash.species_of(slot),
             perception2: perception.radius * perception.radius,
             separation2,
-            view_cos: perception.view_cos,
+            cos2_v2: view_cos * view_cos * v.length_squared(),
         }
     }
 }
@@ -66,20 +72,6 @@ struct Chunk<'a> {
     vx: &'a [f32; LANES],
     vy: &'a [f32; LANES],
     species: &'a [u16; LANES],
-}
-
-/// The observer, as the lane loop reads it.
-#[derive(Clone, Copy)]
-struct Local {
-    px: f32,
-    py: f32,
-    vx: f32,
-    vy: f32,
-    species: u16,
-    perception2: f32,
-    separation2: f32,
-    /// `cos(fov / 2)^2 |v|^2`.
-    cos2_v2: f32,
 }
 
 /// The neighbour counts of one observer: exact integers, so the same on every CPU.
@@ -104,7 +96,7 @@ type Totals = ([f32; 6], Counts);
 /// ([`tree_sum`]), so they give the same bits.
 trait Accumulator: Default {
     /// Adds one chunk of candidates.
-    fn add<const VIEW: u8>(&mut self, o: &Local, c: &Chunk);
+    fn add<const VIEW: u8>(&mut self, o: &Observer, c: &Chunk);
     /// The lanes added up.
     fn total(&self) -> Totals;
 }
@@ -126,7 +118,7 @@ struct Lanes {
 
 impl Accumulator for Lanes {
     #[inline(always)]
-    fn add<const VIEW: u8>(&mut self, o: &Local, c: &Chunk) {
+    fn add<const VIEW: u8>(&mut self, o: &Observer, c: &Chunk) {
         for l in 0..LANES {
             let dx = c.x[l] - o.px;
             let dy = c.y[l] - o.py;
@@ -398,19 +390,9 @@ fn observer_sums<const VIEW: u8, A: Accumulator>(
     block: &Block,
     gathered: &Gathered,
 ) -> FlockSums {
-    let local = Local {
-        px: o.position.x,
-        py: o.position.y,
-        vx: o.velocity.x,
-        vy: o.velocity.y,
-        species: o.species,
-        perception2: o.perception2,
-        separation2: o.separation2,
-        cos2_v2: o.view_cos * o.view_cos * o.velocity.length_squared(),
-    };
     let mut lanes = A::default();
     for chunk in gathered.chunks() {
-        lanes.add::<VIEW>(&local, &chunk);
+        lanes.add::<VIEW>(o, &chunk);
     }
     let ([sep_x, sep_y, ali_x, ali_y, coh_x, coh_y], n) = lanes.total();
     let mut sums = FlockSums {
@@ -434,7 +416,7 @@ fn observer_sums<const VIEW: u8, A: Accumulator>(
         // observer itself). Push apart along a per-pair direction instead.
         for (run, offset) in block.runs() {
             for j in run {
-                if j != o.slot && hash.position(j) + offset == o.position {
+                if j != o.slot && hash.position(j) + offset == Vec2::new(o.px, o.py) {
                     let same = hash.species_of(j) == o.species;
                     sums.add(
                         Vec2::ZERO,
@@ -458,7 +440,7 @@ mod avx2 {
     use core::arch::x86_64::*;
 
     use super::{
-        Accumulator, Chunk, Counts, Local, MAX_CHUNKS, PassCounts, Totals, VIEW_ALL, VIEW_NARROW,
+        Accumulator, Chunk, Counts, MAX_CHUNKS, Observer, PassCounts, Totals, VIEW_ALL, VIEW_NARROW,
     };
     use crate::behaviours::FlockSums;
     use crate::hash::SpatialHash;
@@ -506,7 +488,7 @@ mod avx2 {
 
     impl Accumulator for Registers {
         #[inline(always)]
-        fn add<const VIEW: u8>(&mut self, o: &Local, c: &Chunk) {
+        fn add<const VIEW: u8>(&mut self, o: &Observer, c: &Chunk) {
             // SAFETY: only reached from `slot_sums`, which runs on a CPU with AVX2; every load
             // reads one whole `[_; LANES]`.
             unsafe {
