@@ -240,29 +240,49 @@ impl Gathered {
     ///
     /// Copies whole chunks (fixed-size copies, no library call for a run of a dozen boids), so it
     /// may write up to a chunk past the new end, which the next append or the padding covers.
+    /// Every column is sliced once per run, so the chunk loop itself has no bounds checks.
     #[inline(always)]
     fn append(&mut self, cols: &Columns, from: Range<usize>, offset: Vec2) {
         let (at, n) = (self.len, from.len());
-        for k in (0..n).step_by(LANES) {
-            let (i, o) = (from.start + k, at + k);
-            if i + LANES <= cols.x.len() {
-                let lanes = |a: &[f32]| -> [f32; LANES] { a[i..i + LANES].try_into().unwrap() };
-                let moved = |a: [f32; LANES], by: f32| a.map(|v| v + by);
-                self.x[o..o + LANES].copy_from_slice(&moved(lanes(cols.x), offset.x));
-                self.y[o..o + LANES].copy_from_slice(&moved(lanes(cols.y), offset.y));
-                self.vx[o..o + LANES].copy_from_slice(&lanes(cols.vx));
-                self.vy[o..o + LANES].copy_from_slice(&lanes(cols.vy));
-                let species: [u16; LANES] = cols.species[i..i + LANES].try_into().unwrap();
-                self.species[o..o + LANES].copy_from_slice(&species);
-            } else {
-                // The end of the hash's arrays: one by one.
-                for (i, o) in (i..from.end).zip(o..) {
-                    self.x[o] = cols.x[i] + offset.x;
-                    self.y[o] = cols.y[i] + offset.y;
-                    self.vx[o] = cols.vx[i];
-                    self.vy[o] = cols.vy[i];
-                    self.species[o] = cols.species[i];
-                }
+        let whole = n.div_ceil(LANES) * LANES;
+        let src = from.start..from.start + whole;
+        if src.end <= cols.x.len() {
+            let dst = at..at + whole;
+            fn from<T>(a: &[T], r: Range<usize>) -> core::slice::ChunksExact<'_, T> {
+                a[r].chunks_exact(LANES)
+            }
+            fn to<T>(a: &mut [T], r: Range<usize>) -> core::slice::ChunksExactMut<'_, T> {
+                a[r].chunks_exact_mut(LANES)
+            }
+            let sources = from(cols.x, src.clone())
+                .zip(from(cols.y, src.clone()))
+                .zip(from(cols.vx, src.clone()).zip(from(cols.vy, src.clone())))
+                .zip(from(cols.species, src.clone()));
+            let targets = to(&mut self.x, dst.clone())
+                .zip(to(&mut self.y, dst.clone()))
+                .zip(to(&mut self.vx, dst.clone()).zip(to(&mut self.vy, dst.clone())))
+                .zip(to(&mut self.species, dst.clone()));
+            // One loop over all five columns, a chunk at a time as fixed-size arrays: a register
+            // each, where a loop per column would be a library call (`memcpy`) per run.
+            for ((((x, y), (vx, vy)), species), (((tx, ty), (tvx, tvy)), tspecies)) in
+                sources.zip(targets)
+            {
+                let lanes = |a: &[f32]| -> [f32; LANES] { a.try_into().unwrap() };
+                tx.copy_from_slice(&lanes(x).map(|v| v + offset.x));
+                ty.copy_from_slice(&lanes(y).map(|v| v + offset.y));
+                tvx.copy_from_slice(&lanes(vx));
+                tvy.copy_from_slice(&lanes(vy));
+                let species: [u16; LANES] = species.try_into().unwrap();
+                tspecies.copy_from_slice(&species);
+            }
+        } else {
+            // The end of the hash's arrays: one by one.
+            for (i, o) in from.zip(at..) {
+                self.x[o] = cols.x[i] + offset.x;
+                self.y[o] = cols.y[i] + offset.y;
+                self.vx[o] = cols.vx[i];
+                self.vy[o] = cols.vy[i];
+                self.species[o] = cols.species[i];
             }
         }
         self.len += n;
