@@ -381,23 +381,27 @@ fn slot_sums_with<const VIEW: u8, A: Accumulator>(
 ) -> PassCounts {
     let mut counts = PassCounts::default();
     let mut gathered = Gathered::new();
-    let mut block: Option<(IVec2, Block)> = None;
-    for (slot, sums) in (first..).zip(out.iter_mut()) {
+    let end = first + out.len();
+    let mut slot = first;
+    // Cell by cell: a cell's slots are contiguous, so its block is found and gathered once and
+    // the cell is worked out once, not per boid.
+    while slot < end {
         let p = hash.position(slot);
         let cell = hash.cell_xy(p);
-        let block = match &block {
-            Some((c, b)) if *c == cell => b,
-            _ => {
-                let b = &block.insert((cell, Block::around(hash, p))).1;
-                gathered.fill(&hash.columns(), b);
-                b
-            }
-        };
-        let observer = Observer::new(hash, slot, perception, separation2);
-        let s = observer_sums::<VIEW, A>(hash, &observer, block, &gathered);
-        counts.candidates += gathered.len as u64;
-        counts.neighbours += u64::from(s.neighbours);
-        *sums = s;
+        let cell_end = hash.cell_end(cell).min(end);
+        // Every stored position is in the cell it was placed in (both use `cell_xy`).
+        debug_assert!(cell_end > slot, "slot {slot} is not in its cell {cell}");
+        let cell_end = cell_end.max(slot + 1);
+        let block = Block::around(hash, p);
+        gathered.fill(&hash.columns(), &block);
+        for (slot, sums) in (slot..cell_end).zip(&mut out[slot - first..cell_end - first]) {
+            let observer = Observer::new(hash, slot, perception, separation2);
+            let s = observer_sums::<VIEW, A>(hash, &observer, &block, &gathered);
+            counts.candidates += gathered.len as u64;
+            counts.neighbours += u64::from(s.neighbours);
+            *sums = s;
+        }
+        slot = cell_end;
     }
     counts
 }

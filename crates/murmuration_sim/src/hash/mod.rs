@@ -518,6 +518,12 @@ impl SpatialHash {
         self.origin
     }
 
+    /// One past the last slot of the cell `c` (as [`Self::cell_xy`] gives it).
+    #[inline]
+    pub(crate) fn cell_end(&self, c: IVec2) -> usize {
+        self.cell_start[(c.y as u32 * self.cols + c.x as u32) as usize + 1] as usize
+    }
+
     /// The slots of cell (`column`, `row`).
     pub fn cell_slots(&self, column: u32, row: u32) -> Range<usize> {
         let c = (row * self.cols + column) as usize;

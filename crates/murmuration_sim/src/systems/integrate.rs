@@ -13,7 +13,7 @@ use crate::parallel::{DENSE, Parts, for_each_part};
 use crate::params::FlockParams;
 use crate::stats::FlockStats;
 use crate::systems::forces::Agents;
-use crate::systems::integrate_lanes::{LANES, Lane, integrate_lanes};
+use crate::systems::integrate_lanes::{LANES, Lane, integrate_in};
 use crate::systems::prepare::StepConfig;
 
 /// The longest step the simulation takes at once, seconds: a longer frame (a hitch, a hidden
@@ -158,7 +158,7 @@ pub(crate) fn integrate(
         );
         let min_speed = !(unit || hunter);
         for_each_part(slices, Parts::EVEN, |(p, v, a, previous, max_speed)| {
-            step.run(p, v, a, previous, max_speed, min_speed);
+            step.run((p, v, a, previous), max_speed, min_speed);
         });
     }
     stats.integrate = start.elapsed();
@@ -173,18 +173,34 @@ struct Step<'a> {
     obstacles: &'a [(Vec2, f32)],
 }
 
+/// The slices of one part of a table that every entity's integration writes.
+type Slices<'s> = (
+    &'s mut [Position],
+    &'s mut [Velocity],
+    &'s mut [Acceleration],
+    Option<&'s mut [PreviousPosition]>,
+);
+
 impl Step<'_> {
     /// Integrates the entities of one part of a table: these slices side by side.
-    /// `min_speed` is false for units and hunters.
-    fn run(
-        &self,
-        p: &mut [Position],
-        v: &mut [Velocity],
-        a: &mut [Acceleration],
-        mut previous: Option<&mut [PreviousPosition]>,
-        max_speed: Option<&[MaxSpeed]>,
-        min_speed: bool,
-    ) {
+    /// `min_speed` is false for units and hunters. Built for AVX2 where the CPU has it (the
+    /// same operations, so the same bits).
+    fn run(&self, slices: Slices, max_speed: Option<&[MaxSpeed]>, min_speed: bool) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            #[target_feature(enable = "avx2")]
+            fn avx2(step: &Step, slices: Slices, max_speed: Option<&[MaxSpeed]>, min_speed: bool) {
+                step.run_in(slices, max_speed, min_speed);
+            }
+            // SAFETY: the CPU was just checked to have AVX2.
+            return unsafe { avx2(self, slices, max_speed, min_speed) };
+        }
+        self.run_in(slices, max_speed, min_speed);
+    }
+
+    /// [`Self::run`], inlined into each build.
+    #[inline(always)]
+    fn run_in(&self, mut slices: Slices, max_speed: Option<&[MaxSpeed]>, min_speed: bool) {
         let (bounds, params) = (self.bounds, self.params);
         let limits = |i: usize| {
             let max = max_speed.map_or(params.max_speed, |m| m[i].0).max(0.0);
@@ -195,27 +211,10 @@ impl Step<'_> {
             };
             (min, max)
         };
-        // The obstacles, then the writes, of entity `i` moved from `old` to `moved`.
-        type Slices<'s> = (
-            &'s mut [Position],
-            &'s mut [Velocity],
-            &'s mut [Acceleration],
-        );
-        let mut store = |i: usize, old: Vec2, moved: (Vec2, Vec2), min: f32, (p, v, a): Slices| {
-            let (mut np, mut nv) = moved;
-            if !self.obstacles.is_empty() {
-                (np, nv) = keep_out_of_obstacles(np, nv, min, self.obstacles, bounds);
-            }
-            if let Some(previous) = previous.as_deref_mut() {
-                // The old position's image nearest the new one (across the seam if it wrapped).
-                previous[i].0 = Some(np - bounds.delta(old, np));
-            }
-            p[i].0 = np;
-            v[i].0 = nv;
-            a[i].0 = Vec2::ZERO;
-        };
-        let whole = p.len() / LANES * LANES;
+        let len = slices.0.len();
+        let whole = len / LANES * LANES;
         for first in (0..whole).step_by(LANES) {
+            let (p, v, a, _) = &slices;
             let lanes: [Lane; LANES] = core::array::from_fn(|l| {
                 let i = first + l;
                 let (min_speed, max_speed) = limits(i);
@@ -227,17 +226,35 @@ impl Step<'_> {
                     max_speed,
                 }
             });
-            let moved = integrate_lanes(&lanes, self.dt, bounds);
+            let moved = integrate_in(&lanes, self.dt, bounds);
             for (l, lane) in lanes.iter().enumerate() {
                 let moved = moved.get(l, lane, self.dt, bounds);
-                store(first + l, lane.p, moved, lane.min_speed, (p, v, a));
+                self.store(first + l, lane.p, moved, lane.min_speed, &mut slices);
             }
         }
-        for i in whole..p.len() {
+        for i in whole..len {
             let (min, max) = limits(i);
+            let (p, v, a, _) = &slices;
             let old = p[i].0;
             let moved = integrate_one(old, v[i].0, a[i].0, self.dt, min, max, bounds);
-            store(i, old, moved, min, (p, v, a));
+            self.store(i, old, moved, min, &mut slices);
         }
+    }
+
+    /// The obstacles, then the writes, of entity `i`, which moved from `old` to `moved`.
+    #[inline(always)]
+    fn store(&self, i: usize, old: Vec2, moved: (Vec2, Vec2), min: f32, slices: &mut Slices) {
+        let (mut np, mut nv) = moved;
+        if !self.obstacles.is_empty() {
+            (np, nv) = keep_out_of_obstacles(np, nv, min, self.obstacles, self.bounds);
+        }
+        let (p, v, a, previous) = slices;
+        if let Some(previous) = previous.as_deref_mut() {
+            // The old position's image nearest the new one (across the seam if it wrapped).
+            previous[i].0 = Some(np - self.bounds.delta(old, np));
+        }
+        p[i].0 = np;
+        v[i].0 = nv;
+        a[i].0 = Vec2::ZERO;
     }
 }

@@ -1,4 +1,4 @@
-//! [`integrate_lanes`]: [`integrate_one`] for [`LANES`] entities side by side.
+//! [`integrate_in`]: [`integrate_one`] for [`LANES`] entities side by side.
 //!
 //! Flying at the minimum speed, a boid takes `integrate_one`'s turning branch; a boid near its
 //! top speed takes the capping branch about every other step. Both are chains of square roots
@@ -68,7 +68,10 @@ impl Moved {
     }
 }
 
-/// [`integrate_one`] for every lane; read each lane's result with [`Moved::get`].
+/// [`integrate_one`] for every lane, built for AVX2 where the CPU has it; read each lane's
+/// result with [`Moved::get`]. (The integrate system inlines [`integrate_in`] into its own AVX2
+/// build instead.)
+#[cfg(test)]
 pub(crate) fn integrate_lanes(lanes: &[Lane; LANES], dt: f32, bounds: &SimulationBounds) -> Moved {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
@@ -82,8 +85,10 @@ pub(crate) fn integrate_lanes(lanes: &[Lane; LANES], dt: f32, bounds: &Simulatio
     integrate_in(lanes, dt, bounds)
 }
 
+/// [`integrate_one`] for every lane, inlined into the caller (and so built with its target
+/// features); read each lane's result with [`Moved::get`].
 #[inline(always)]
-fn integrate_in(lanes: &[Lane; LANES], dt: f32, bounds: &SimulationBounds) -> Moved {
+pub(crate) fn integrate_in(lanes: &[Lane; LANES], dt: f32, bounds: &SimulationBounds) -> Moved {
     let get = |f: fn(&Lane) -> f32| -> [f32; LANES] { core::array::from_fn(|l| f(&lanes[l])) };
     let (px, py) = (get(|l| l.p.x), get(|l| l.p.y));
     let (vx, vy) = (get(|l| l.v.x), get(|l| l.v.y));
