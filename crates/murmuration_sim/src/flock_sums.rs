@@ -153,9 +153,10 @@ impl Pass<'_> {
 const FORCE_LANES: usize = 8;
 
 /// [`flocking_force`] of plain boids (at the params' `max_speed`, not units) for every slot of
-/// `sums`, with `velocities` the slots' velocity columns: the same operations in the same order
-/// lane by lane, so the same bits, written so that the compiler computes [`FORCE_LANES`] boids
-/// with each vector instruction (AVX2 where the CPU has it).
+/// `sums`, with `velocities` the slots' velocity columns, [`FORCE_LANES`] boids at a time: the
+/// same operations in the same order lane by lane, so the same bits. Where the CPU has AVX2 a
+/// block is written with its intrinsics ([`avx2::forces`]: a compiler left to vectorise the
+/// portable lanes, [`forces_lanes`], does them one boid at a time), else it is the portable one.
 fn plain_forces(
     sums: &[FlockSums],
     velocities: (&[f32], &[f32]),
@@ -166,13 +167,28 @@ fn plain_forces(
     if std::is_x86_feature_detected!("avx2") {
         #[target_feature(enable = "avx2")]
         fn avx2(s: &[FlockSums], v: (&[f32], &[f32]), p: &FlockParams, out: &mut [Vec2]) {
-            plain_forces_in(s, v, p, out);
+            // SAFETY: this function is only called on a CPU with AVX2.
+            plain_forces_in(s, v, p, out, |block| unsafe { avx2::forces(block) });
         }
         // SAFETY: the CPU was just checked to have AVX2.
         return unsafe { avx2(sums, velocities, params, out) };
     }
-    plain_forces_in(sums, velocities, params, out);
+    plain_forces_in(sums, velocities, params, out, forces_lanes);
 }
+
+/// One block of [`FORCE_LANES`] boids for [`plain_forces`]: their sums and velocities, and the
+/// params they share.
+struct ForceBlock<'a> {
+    sums: &'a [FlockSums; FORCE_LANES],
+    vx: &'a [f32; FORCE_LANES],
+    vy: &'a [f32; FORCE_LANES],
+    speed: f32,
+    max_force: f32,
+    weights: RuleWeights,
+}
+
+/// The forces of one block, as `x` and `y` lanes.
+type ForceLanes = ([f32; FORCE_LANES], [f32; FORCE_LANES]);
 
 #[inline(always)]
 fn plain_forces_in(
@@ -180,31 +196,24 @@ fn plain_forces_in(
     (vx, vy): (&[f32], &[f32]),
     params: &FlockParams,
     out: &mut [Vec2],
+    forces: impl Fn(&ForceBlock) -> ForceLanes,
 ) {
     const N: usize = FORCE_LANES;
     let weights = RuleWeights::of(params);
     let (speed, max_force) = (params.max_speed, params.max_force);
     let whole = sums.len() / N * N;
     for i in (0..whole).step_by(N) {
-        let s: &[FlockSums; N] = sums[i..i + N].try_into().unwrap();
-        let vx: &[f32; N] = vx[i..i + N].try_into().unwrap();
-        let vy: &[f32; N] = vy[i..i + N].try_into().unwrap();
-        let lanes = |f: fn(&FlockSums) -> f32| -> [f32; N] { core::array::from_fn(|l| f(&s[l])) };
-        let steer = |x, y| steer_lanes(x, y, vx, vy, speed, max_force);
-        let (ax, ay) = steer(lanes(|s| s.separation.x), lanes(|s| s.separation.y));
-        let (bx, by) = steer(lanes(|s| s.alignment.x), lanes(|s| s.alignment.y));
-        let same = lanes(|s| s.same_species as f32);
-        let cx: [f32; N] = core::array::from_fn(|l| s[l].cohesion.x / same[l]);
-        let cy: [f32; N] = core::array::from_fn(|l| s[l].cohesion.y / same[l]);
-        let (cx, cy) = steer(cx, cy);
-        for l in 0..N {
-            let mut fx = ax[l] * weights.separation;
-            let mut fy = ay[l] * weights.separation;
-            if s[l].same_species > 0 {
-                fx = fx + bx[l] * weights.alignment + cx[l] * weights.cohesion;
-                fy = fy + by[l] * weights.alignment + cy[l] * weights.cohesion;
-            }
-            out[i + l] = Vec2::new(fx, fy);
+        let block = ForceBlock {
+            sums: sums[i..i + N].try_into().unwrap(),
+            vx: vx[i..i + N].try_into().unwrap(),
+            vy: vy[i..i + N].try_into().unwrap(),
+            speed,
+            max_force,
+            weights,
+        };
+        let (fx, fy) = forces(&block);
+        for (l, out) in out[i..i + N].iter_mut().enumerate() {
+            *out = Vec2::new(fx[l], fy[l]);
         }
     }
     for i in whole..sums.len() {
@@ -212,6 +221,32 @@ fn plain_forces_in(
         let separation = params.separation_distance;
         out[i] = flocking_force(&sums[i], v, speed, max_force, weights, false, separation);
     }
+}
+
+/// The portable block of [`plain_forces`]: [`flocking_force`] lane by lane, with `&`/`|` and
+/// selects for its branches.
+#[inline(always)]
+fn forces_lanes(b: &ForceBlock) -> ForceLanes {
+    const N: usize = FORCE_LANES;
+    let (s, weights) = (b.sums, b.weights);
+    let lanes = |f: fn(&FlockSums) -> f32| -> [f32; N] { core::array::from_fn(|l| f(&s[l])) };
+    let steer = |x, y| steer_lanes(x, y, b.vx, b.vy, b.speed, b.max_force);
+    let (ax, ay) = steer(lanes(|s| s.separation.x), lanes(|s| s.separation.y));
+    let (bx, by) = steer(lanes(|s| s.alignment.x), lanes(|s| s.alignment.y));
+    let same = lanes(|s| s.same_species as f32);
+    let cx: [f32; N] = core::array::from_fn(|l| s[l].cohesion.x / same[l]);
+    let cy: [f32; N] = core::array::from_fn(|l| s[l].cohesion.y / same[l]);
+    let (cx, cy) = steer(cx, cy);
+    let (mut fx, mut fy) = ([0.0; N], [0.0; N]);
+    for l in 0..N {
+        fx[l] = ax[l] * weights.separation;
+        fy[l] = ay[l] * weights.separation;
+        if s[l].same_species > 0 {
+            fx[l] = fx[l] + bx[l] * weights.alignment + cx[l] * weights.cohesion;
+            fy[l] = fy[l] + by[l] * weights.alignment + cy[l] * weights.cohesion;
+        }
+    }
+    (fx, fy)
 }
 
 /// [`steer`](crate::behaviours::steer) of `FORCE_LANES` directions `(x, y)` from the velocities
@@ -245,13 +280,104 @@ fn steer_lanes(
     (ox, oy)
 }
 
+/// The AVX2 block of [`plain_forces`]: [`forces_lanes`] with 256-bit intrinsics, one register
+/// per lane array and masks and blends for its branches.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use core::arch::x86_64::*;
+
+    use super::{FORCE_LANES, ForceBlock, ForceLanes};
+    use crate::behaviours::FlockSums;
+
+    /// [`super::forces_lanes`], the same operations in the same order in every lane.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[inline(always)]
+    pub(super) unsafe fn forces(b: &ForceBlock) -> ForceLanes {
+        // SAFETY: the caller runs on a CPU with AVX2; every load reads one whole array.
+        unsafe {
+            let s = b.sums;
+            let lanes = |f: fn(&FlockSums) -> f32| {
+                let a: [f32; FORCE_LANES] = core::array::from_fn(|l| f(&s[l]));
+                _mm256_loadu_ps(a.as_ptr())
+            };
+            let (vx, vy) = (
+                _mm256_loadu_ps(b.vx.as_ptr()),
+                _mm256_loadu_ps(b.vy.as_ptr()),
+            );
+            let steer = |x, y| steer(x, y, vx, vy, b.speed, b.max_force);
+            let (ax, ay) = steer(lanes(|s| s.separation.x), lanes(|s| s.separation.y));
+            let (bx, by) = steer(lanes(|s| s.alignment.x), lanes(|s| s.alignment.y));
+            let same = lanes(|s| s.same_species as f32);
+            let cx = _mm256_div_ps(lanes(|s| s.cohesion.x), same);
+            let cy = _mm256_div_ps(lanes(|s| s.cohesion.y), same);
+            let (cx, cy) = steer(cx, cy);
+            let w = |x: f32| _mm256_set1_ps(x);
+            let (ws, wa, wc) = (
+                w(b.weights.separation),
+                w(b.weights.alignment),
+                w(b.weights.cohesion),
+            );
+            // `same_species > 0`: the lanes with alignment and cohesion.
+            let flocking = _mm256_cmp_ps::<_CMP_GT_OQ>(same, _mm256_setzero_ps());
+            let rules = |a, b, c| {
+                let separated = _mm256_mul_ps(a, ws);
+                let all = _mm256_add_ps(
+                    _mm256_add_ps(separated, _mm256_mul_ps(b, wa)),
+                    _mm256_mul_ps(c, wc),
+                );
+                _mm256_blendv_ps(separated, all, flocking)
+            };
+            let (mut fx, mut fy) = ([0.0; FORCE_LANES], [0.0; FORCE_LANES]);
+            _mm256_storeu_ps(fx.as_mut_ptr(), rules(ax, bx, cx));
+            _mm256_storeu_ps(fy.as_mut_ptr(), rules(ay, by, cy));
+            (fx, fy)
+        }
+    }
+
+    /// [`super::steer_lanes`] in registers.
+    #[inline(always)]
+    unsafe fn steer(
+        x: __m256,
+        y: __m256,
+        vx: __m256,
+        vy: __m256,
+        speed: f32,
+        max_force: f32,
+    ) -> (__m256, __m256) {
+        // SAFETY: only reached from `forces`, which runs on a CPU with AVX2.
+        unsafe {
+            let max = max_force.max(0.0);
+            let length = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(x, x), _mm256_mul_ps(y, y)));
+            let rcp = _mm256_div_ps(_mm256_set1_ps(1.0), length);
+            // `rcp.is_finite() & (rcp > 0)`: `|rcp| < inf` is false for NaN and infinities.
+            let abs = _mm256_andnot_ps(_mm256_set1_ps(-0.0), rcp);
+            let some = _mm256_and_ps(
+                _mm256_cmp_ps::<_CMP_LT_OQ>(abs, _mm256_set1_ps(f32::INFINITY)),
+                _mm256_cmp_ps::<_CMP_GT_OQ>(rcp, _mm256_setzero_ps()),
+            );
+            let speed = _mm256_set1_ps(speed);
+            let ex = _mm256_sub_ps(_mm256_mul_ps(_mm256_mul_ps(x, rcp), speed), vx);
+            let ey = _mm256_sub_ps(_mm256_mul_ps(_mm256_mul_ps(y, rcp), speed), vy);
+            let length2 = _mm256_add_ps(_mm256_mul_ps(ex, ex), _mm256_mul_ps(ey, ey));
+            let length = _mm256_sqrt_ps(length2);
+            let over = _mm256_cmp_ps::<_CMP_GT_OQ>(length2, _mm256_set1_ps(max * max));
+            let max = _mm256_set1_ps(max);
+            let cx = _mm256_blendv_ps(ex, _mm256_mul_ps(max, _mm256_div_ps(ex, length)), over);
+            let cy = _mm256_blendv_ps(ey, _mm256_mul_ps(max, _mm256_div_ps(ey, length)), over);
+            (_mm256_and_ps(cx, some), _mm256_and_ps(cy, some))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use bevy::prelude::*;
     use rand::rngs::Xoshiro256PlusPlus;
     use rand::{RngExt, SeedableRng};
 
-    use super::plain_forces;
+    use super::{forces_lanes, plain_forces, plain_forces_in};
     use crate::behaviours::{FlockSums, RuleWeights, flocking_force};
     use crate::params::FlockParams;
 
@@ -275,10 +401,15 @@ mod tests {
         let vx: Vec<f32> = velocities.iter().map(|v| v.x).collect();
         let vy: Vec<f32> = velocities.iter().map(|v| v.y).collect();
         for params in [FlockParams::starlings(), FlockParams::default()] {
+            // The build this CPU runs (AVX2 where it has it), and the portable one.
             let mut out = vec![Vec2::ZERO; n];
             plain_forces(&sums, (&vx, &vy), &params, &mut out);
+            let mut portable = vec![Vec2::ZERO; n];
+            plain_forces_in(&sums, (&vx, &vy), &params, &mut portable, forces_lanes);
             let weights = RuleWeights::of(&params);
             for i in 0..n {
+                let bits = |v: Vec2| v.to_array().map(f32::to_bits);
+                assert_eq!(bits(portable[i]), bits(out[i]), "slot {i}");
                 let want = flocking_force(
                     &sums[i],
                     velocities[i],
