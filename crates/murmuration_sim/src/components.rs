@@ -27,6 +27,7 @@ pub struct Boid;
 /// Where an entity is, in world units. The simulation's source of truth; [`Transform`] follows it.
 #[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Default, Debug, Clone)]
+#[repr(transparent)]
 pub struct Position(pub Vec2);
 
 /// Where a boid or hunter was before its last step (`None` before its first), so `Transform` can
@@ -40,6 +41,7 @@ pub struct PreviousPosition(pub Option<Vec2>);
 /// How fast and which way an entity moves, in world units per second.
 #[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Default, Debug, Clone)]
+#[repr(transparent)]
 pub struct Velocity(pub Vec2);
 
 /// The steering force summed this step, in world units per second squared.
@@ -49,6 +51,7 @@ pub struct Velocity(pub Vec2);
 /// own forces here.
 #[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Default, Debug, Clone)]
+#[repr(transparent)]
 pub struct Acceleration(pub Vec2);
 
 /// Which flock a boid belongs to. Boids align and cohere only with their own species, but keep

@@ -13,7 +13,7 @@ use crate::parallel::{DENSE, Parts, for_each_part};
 use crate::params::FlockParams;
 use crate::stats::FlockStats;
 use crate::systems::forces::Agents;
-use crate::systems::integrate_lanes::{LANES, Lane, integrate_in};
+use crate::systems::integrate_lanes::{Inputs, LANES, Lane, integrate_arrays, integrate_in};
 use crate::systems::prepare::StepConfig;
 
 /// The longest step the simulation takes at once, seconds: a longer frame (a hitch, a hidden
@@ -190,17 +190,22 @@ impl Step<'_> {
         if std::is_x86_feature_detected!("avx2") {
             #[target_feature(enable = "avx2")]
             fn avx2(step: &Step, slices: Slices, max_speed: Option<&[MaxSpeed]>, min_speed: bool) {
-                step.run_in(slices, max_speed, min_speed);
+                step.run_in::<true>(slices, max_speed, min_speed);
             }
             // SAFETY: the CPU was just checked to have AVX2.
             return unsafe { avx2(self, slices, max_speed, min_speed) };
         }
-        self.run_in(slices, max_speed, min_speed);
+        self.run_in::<false>(slices, max_speed, min_speed);
     }
 
-    /// [`Self::run`], inlined into each build.
+    /// [`Self::run`], inlined into each build; `AVX2` only where the CPU has it.
     #[inline(always)]
-    fn run_in(&self, mut slices: Slices, max_speed: Option<&[MaxSpeed]>, min_speed: bool) {
+    fn run_in<const AVX2: bool>(
+        &self,
+        mut slices: Slices,
+        max_speed: Option<&[MaxSpeed]>,
+        min_speed: bool,
+    ) {
         let (bounds, params) = (self.bounds, self.params);
         let limits = |i: usize| {
             let max = max_speed.map_or(params.max_speed, |m| m[i].0).max(0.0);
@@ -213,8 +218,86 @@ impl Step<'_> {
         };
         let len = slices.0.len();
         let whole = len / LANES * LANES;
-        for first in (0..whole).step_by(LANES) {
+        if AVX2 && self.obstacles.is_empty() && max_speed.is_none() {
+            // The common case, read and written eight at a time in registers.
+            let (min, max) = limits(0);
+            for first in (0..whole).step_by(LANES) {
+                // SAFETY: `AVX2` is only true in the build for a CPU with AVX2.
+                #[cfg(target_arch = "x86_64")]
+                unsafe {
+                    self.block_avx2(first, (min, max), &mut slices);
+                }
+            }
+        } else {
+            self.blocks(whole, limits, &mut slices);
+        }
+        for i in whole..len {
+            let (min, max) = limits(i);
             let (p, v, a, _) = &slices;
+            let old = p[i].0;
+            let moved = integrate_one(old, v[i].0, a[i].0, self.dt, min, max, bounds);
+            self.store(i, old, moved, min, &mut slices);
+        }
+    }
+
+    /// The block of eight entities from `first`, with no obstacles and the same speed limits
+    /// for all: loaded, integrated and written back in registers; lanes that left a wrapping
+    /// world redone by [`integrate_one`]. The same bits as [`Self::blocks`].
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn block_avx2(&self, first: usize, (min, max): (f32, f32), slices: &mut Slices) {
+        use crate::systems::integrate_lanes::avx2::{load_xy, store_xy};
+        let (p, v, a, previous) = slices;
+        let lanes = first..first + LANES;
+        let (p, v, a) = (&mut p[lanes.clone()], &mut v[lanes.clone()], &mut a[lanes]);
+        // SAFETY: the caller runs on a CPU with AVX2; each slice holds eight `Vec2`s
+        // (`repr(transparent)`), sixteen `f32`s.
+        let input = unsafe {
+            let (px, py) = load_xy(p.as_ptr().cast());
+            let (vx, vy) = load_xy(v.as_ptr().cast());
+            let (ax, ay) = load_xy(a.as_ptr().cast());
+            Inputs {
+                px,
+                py,
+                vx,
+                vy,
+                ax,
+                ay,
+                min: [min; LANES],
+                max: [max; LANES],
+            }
+        };
+        let moved = integrate_arrays(&input, self.dt, self.bounds);
+        // SAFETY: as above.
+        unsafe {
+            store_xy(p.as_mut_ptr().cast(), moved.px, moved.py);
+            store_xy(v.as_mut_ptr().cast(), moved.vx, moved.vy);
+            store_xy(a.as_mut_ptr().cast(), [0.0; LANES], [0.0; LANES]);
+        }
+        for (l, &redo) in moved.redo.iter().enumerate() {
+            if redo {
+                (p[l].0, v[l].0) = input.lane(l).integrate_one(self.dt, self.bounds);
+            }
+        }
+        if let Some(previous) = previous.as_deref_mut() {
+            for (l, previous) in previous[first..first + LANES].iter_mut().enumerate() {
+                let (old, np) = (Vec2::new(input.px[l], input.py[l]), p[l].0);
+                // The old position's image nearest the new one (across the seam if it wrapped).
+                previous.0 = Some(np - self.bounds.delta(old, np));
+            }
+        }
+    }
+
+    /// The whole blocks of eight entities before `whole`, one lane at a time around the
+    /// eight-lane integration.
+    #[inline(always)]
+    fn blocks(&self, whole: usize, limits: impl Fn(usize) -> (f32, f32), slices: &mut Slices) {
+        let bounds = self.bounds;
+        for first in (0..whole).step_by(LANES) {
+            let (p, v, a, _) = &*slices;
             let lanes: [Lane; LANES] = core::array::from_fn(|l| {
                 let i = first + l;
                 let (min_speed, max_speed) = limits(i);
@@ -229,15 +312,8 @@ impl Step<'_> {
             let moved = integrate_in(&lanes, self.dt, bounds);
             for (l, lane) in lanes.iter().enumerate() {
                 let moved = moved.get(l, lane, self.dt, bounds);
-                self.store(first + l, lane.p, moved, lane.min_speed, &mut slices);
+                self.store(first + l, lane.p, moved, lane.min_speed, slices);
             }
-        }
-        for i in whole..len {
-            let (min, max) = limits(i);
-            let (p, v, a, _) = &slices;
-            let old = p[i].0;
-            let moved = integrate_one(old, v[i].0, a[i].0, self.dt, min, max, bounds);
-            self.store(i, old, moved, min, &mut slices);
         }
     }
 
@@ -256,5 +332,79 @@ impl Step<'_> {
         p[i].0 = np;
         v[i].0 = nv;
         a[i].0 = Vec2::ZERO;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy::prelude::*;
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
+    use super::Step;
+    use crate::bounds::{Edges, SimulationBounds};
+    use crate::components::{Acceleration, Position, PreviousPosition, Velocity};
+    use crate::params::FlockParams;
+
+    /// The AVX2 build's blocks, loaded and stored in registers, write the same bits as the
+    /// lane-by-lane blocks: positions, velocities, cleared accelerations and previous positions,
+    /// across the seam and into the walls, for a part that does not end on a whole block.
+    #[test]
+    fn register_blocks_are_lane_blocks() {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+            let mut f = |scale: f32| (rng.random::<f32>() - 0.3) * scale;
+            let n = 8 * 300 + 5;
+            for edges in [Edges::Wrap, Edges::TURN_BACK] {
+                let bounds = SimulationBounds {
+                    rect: Rect::new(-50.0, 0.0, 250.0, 100.0),
+                    edges,
+                };
+                let params = FlockParams::starlings();
+                let step = Step {
+                    dt: 0.05,
+                    bounds: &bounds,
+                    params: &params,
+                    obstacles: &[],
+                };
+                let p: Vec<Position> = (0..n)
+                    .map(|_| Position(Vec2::new(f(330.0) - 20.0, f(130.0))))
+                    .collect();
+                let v: Vec<Velocity> = (0..n)
+                    .map(|i| Velocity(Vec2::new(f(400.0), f(400.0)) * (i % 3) as f32))
+                    .collect();
+                let a: Vec<Acceleration> = (0..n)
+                    .map(|i| {
+                        let a = Vec2::new(f(900.0), f(900.0));
+                        Acceleration(if i % 11 == 0 { Vec2::NAN } else { a })
+                    })
+                    .collect();
+                let run = |registers: bool| {
+                    let (mut p, mut v, mut a) = (p.clone(), v.clone(), a.clone());
+                    let mut previous = vec![PreviousPosition(None); n];
+                    let slices = (&mut p[..], &mut v[..], &mut a[..], Some(&mut previous[..]));
+                    if registers {
+                        #[target_feature(enable = "avx2")]
+                        fn avx2(step: &Step, slices: super::Slices) {
+                            step.run_in::<true>(slices, None, true);
+                        }
+                        // SAFETY: the CPU was just checked to have AVX2.
+                        unsafe { avx2(&step, slices) };
+                    } else {
+                        step.run_in::<false>(slices, None, true);
+                    }
+                    let bits = |v: Vec2| v.to_array().map(f32::to_bits);
+                    let rows: Vec<_> = (0..n)
+                        .map(|i| {
+                            let previous = previous[i].0.map(bits);
+                            (bits(p[i].0), bits(v[i].0), bits(a[i].0), previous)
+                        })
+                        .collect();
+                    rows
+                };
+                assert_eq!(run(true), run(false), "{edges:?}");
+            }
+        }
     }
 }

@@ -45,11 +45,12 @@ impl Lane {
 /// What [`integrate_lanes`] computed: each lane's new position and velocity, one array per
 /// coordinate, unless the lane is to be redone by [`integrate_one`].
 pub(crate) struct Moved {
-    px: [f32; LANES],
-    py: [f32; LANES],
-    vx: [f32; LANES],
-    vy: [f32; LANES],
-    redo: [bool; LANES],
+    pub px: [f32; LANES],
+    pub py: [f32; LANES],
+    pub vx: [f32; LANES],
+    pub vy: [f32; LANES],
+    /// Lanes [`integrate_one`] must redo (they left a wrapping world).
+    pub redo: [bool; LANES],
 }
 
 impl Moved {
@@ -89,11 +90,65 @@ pub(crate) fn integrate_lanes(lanes: &[Lane; LANES], dt: f32, bounds: &Simulatio
 /// features); read each lane's result with [`Moved::get`].
 #[inline(always)]
 pub(crate) fn integrate_in(lanes: &[Lane; LANES], dt: f32, bounds: &SimulationBounds) -> Moved {
-    let get = |f: fn(&Lane) -> f32| -> [f32; LANES] { core::array::from_fn(|l| f(&lanes[l])) };
-    let (px, py) = (get(|l| l.p.x), get(|l| l.p.y));
-    let (vx, vy) = (get(|l| l.v.x), get(|l| l.v.y));
-    let (ax, ay) = (get(|l| l.a.x), get(|l| l.a.y));
-    let (min, max) = (get(|l| l.min_speed), get(|l| l.max_speed));
+    integrate_arrays(&Inputs::of(lanes), dt, bounds)
+}
+
+/// The lanes' inputs, one array per coordinate.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Inputs {
+    pub px: [f32; LANES],
+    pub py: [f32; LANES],
+    pub vx: [f32; LANES],
+    pub vy: [f32; LANES],
+    pub ax: [f32; LANES],
+    pub ay: [f32; LANES],
+    pub min: [f32; LANES],
+    pub max: [f32; LANES],
+}
+
+impl Inputs {
+    /// The inputs of `lanes`.
+    #[inline(always)]
+    fn of(lanes: &[Lane; LANES]) -> Self {
+        let get = |f: fn(&Lane) -> f32| -> [f32; LANES] { core::array::from_fn(|l| f(&lanes[l])) };
+        Self {
+            px: get(|l| l.p.x),
+            py: get(|l| l.p.y),
+            vx: get(|l| l.v.x),
+            vy: get(|l| l.v.y),
+            ax: get(|l| l.a.x),
+            ay: get(|l| l.a.y),
+            min: get(|l| l.min_speed),
+            max: get(|l| l.max_speed),
+        }
+    }
+
+    /// Lane `l` as a [`Lane`].
+    #[inline(always)]
+    pub fn lane(&self, l: usize) -> Lane {
+        Lane {
+            p: Vec2::new(self.px[l], self.py[l]),
+            v: Vec2::new(self.vx[l], self.vy[l]),
+            a: Vec2::new(self.ax[l], self.ay[l]),
+            min_speed: self.min[l],
+            max_speed: self.max[l],
+        }
+    }
+}
+
+/// [`integrate_in`] of lanes given as arrays.
+#[inline(always)]
+pub(crate) fn integrate_arrays(input: &Inputs, dt: f32, bounds: &SimulationBounds) -> Moved {
+    let Inputs {
+        px,
+        py,
+        vx,
+        vy,
+        ax,
+        ay,
+        min,
+        max,
+    } = *input;
     let (mut out_px, mut out_py) = ([0.0; LANES], [0.0; LANES]);
     let (mut out_vx, mut out_vy) = ([0.0; LANES], [0.0; LANES]);
     let mut redo = [false; LANES];
@@ -177,6 +232,53 @@ fn wall(x: f32, v: f32, lo: f32, hi: f32) -> (f32, f32) {
     }
 }
 
+/// Eight `Vec2`s in and out of registers for the AVX2 build of the integrate system.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2 {
+    use core::arch::x86_64::*;
+
+    use super::LANES;
+
+    /// The `x` and `y` of the eight `Vec2`s (sixteen `f32`s) at `at`.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2, and `at` must point to sixteen readable `f32`s.
+    #[inline(always)]
+    pub unsafe fn load_xy(at: *const f32) -> ([f32; LANES], [f32; LANES]) {
+        // SAFETY: as the caller promises.
+        unsafe {
+            // [x0 y0 x1 y1 | x2 y2 x3 y3] and [x4 y4 x5 y5 | x6 y6 x7 y7].
+            let (a, b) = (_mm256_loadu_ps(at), _mm256_loadu_ps(at.add(LANES)));
+            // [x0 x1 x4 x5 | x2 x3 x6 x7], then the middle pairs swapped.
+            let order = |v: __m256| {
+                _mm256_castpd_ps(_mm256_permute4x64_pd::<0b11_01_10_00>(_mm256_castps_pd(v)))
+            };
+            let x = order(_mm256_shuffle_ps::<0b10_00_10_00>(a, b));
+            let y = order(_mm256_shuffle_ps::<0b11_01_11_01>(a, b));
+            let (mut xs, mut ys) = ([0.0; LANES], [0.0; LANES]);
+            _mm256_storeu_ps(xs.as_mut_ptr(), x);
+            _mm256_storeu_ps(ys.as_mut_ptr(), y);
+            (xs, ys)
+        }
+    }
+
+    /// Writes `x` and `y` as eight `Vec2`s (sixteen `f32`s) at `at`.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2, and `at` must point to sixteen writable `f32`s.
+    #[inline(always)]
+    pub unsafe fn store_xy(at: *mut f32, x: [f32; LANES], y: [f32; LANES]) {
+        // SAFETY: as the caller promises.
+        unsafe {
+            let (x, y) = (_mm256_loadu_ps(x.as_ptr()), _mm256_loadu_ps(y.as_ptr()));
+            // [x0 y0 x1 y1 | x4 y4 x5 y5] and [x2 y2 x3 y3 | x6 y6 x7 y7].
+            let (lo, hi) = (_mm256_unpacklo_ps(x, y), _mm256_unpackhi_ps(x, y));
+            _mm256_storeu_ps(at, _mm256_permute2f128_ps::<0x20>(lo, hi));
+            _mm256_storeu_ps(at.add(LANES), _mm256_permute2f128_ps::<0x31>(lo, hi));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use bevy::prelude::*;
@@ -185,6 +287,26 @@ mod tests {
 
     use super::{LANES, Lane, integrate_lanes};
     use crate::bounds::{Edges, SimulationBounds};
+
+    /// Eight `Vec2`s come out of `load_xy` as their coordinates in order, and `store_xy` puts
+    /// them back where they were.
+    #[test]
+    fn vectors_in_and_out_of_registers() {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            use super::avx2::{load_xy, store_xy};
+            let points: [Vec2; LANES] =
+                core::array::from_fn(|l| Vec2::new(l as f32, -(l as f32) - 0.5));
+            // SAFETY: the CPU has AVX2; eight `Vec2`s are sixteen `f32`s.
+            let (x, y) = unsafe { load_xy(points.as_ptr().cast()) };
+            assert_eq!(x, points.map(|p| p.x));
+            assert_eq!(y, points.map(|p| p.y));
+            let mut back = [Vec2::NAN; LANES];
+            // SAFETY: as above.
+            unsafe { store_xy(back.as_mut_ptr().cast(), x, y) };
+            assert_eq!(back, points);
+        }
+    }
 
     /// Every lane is `integrate_one`, bit for bit: fast and slow, stopped, over the top speed,
     /// non-finite accelerations, no minimum speed, across the seam and into the walls.
