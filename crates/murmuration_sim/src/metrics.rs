@@ -225,7 +225,7 @@ impl FlockMetrics {
 pub struct MetricsSettings {
     /// Refresh every this many steps; 0 never. Default 30 (twice a second at 60 steps a second).
     /// A refresh runs on one thread and is not cheap at scale: measured on a 2-core machine,
-    /// 5 ms for 10,000 boids and 35 ms for 100,000 (the groups' union-find over every boid;
+    /// 5 ms for 10,000 boids and 35-55 ms for 100,000 (the groups' union-find over every boid;
     /// the nearest-neighbour metrics look at [`SAMPLED_BOIDS`] at most). For a very large flock
     /// set it higher, or to 0 if nothing reads [`FlockMetrics`].
     pub every: u32,
