@@ -42,7 +42,7 @@ impl Lane {
     }
 }
 
-/// What [`integrate_lanes`] computed: each lane's new position and velocity, one array per
+/// What [`integrate_arrays`] computed: each lane's new position and velocity, one array per
 /// coordinate, unless the lane is to be redone by [`integrate_one`].
 pub(crate) struct Moved {
     pub px: [f32; LANES],
