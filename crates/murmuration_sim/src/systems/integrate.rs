@@ -284,9 +284,7 @@ impl Step<'_> {
         }
         if let Some(previous) = previous.as_deref_mut() {
             for (l, previous) in previous[first..first + LANES].iter_mut().enumerate() {
-                let (old, np) = (Vec2::new(input.px[l], input.py[l]), p[l].0);
-                // The old position's image nearest the new one (across the seam if it wrapped).
-                previous.0 = Some(np - self.bounds.delta(old, np));
+                *previous = self.previous(Vec2::new(input.px[l], input.py[l]), p[l].0);
             }
         }
     }
@@ -317,6 +315,13 @@ impl Step<'_> {
         }
     }
 
+    /// The [`PreviousPosition`] of an entity that moved from `old` to `new`: the old position's
+    /// image nearest the new one (across the seam if it wrapped).
+    #[inline(always)]
+    fn previous(&self, old: Vec2, new: Vec2) -> PreviousPosition {
+        PreviousPosition(Some(new - self.bounds.delta(old, new)))
+    }
+
     /// The obstacles, then the writes, of entity `i`, which moved from `old` to `moved`.
     #[inline(always)]
     fn store(&self, i: usize, old: Vec2, moved: (Vec2, Vec2), min: f32, slices: &mut Slices) {
@@ -326,8 +331,7 @@ impl Step<'_> {
         }
         let (p, v, a, previous) = slices;
         if let Some(previous) = previous.as_deref_mut() {
-            // The old position's image nearest the new one (across the seam if it wrapped).
-            previous[i].0 = Some(np - self.bounds.delta(old, np));
+            previous[i] = self.previous(old, np);
         }
         p[i].0 = np;
         v[i].0 = nv;
