@@ -95,9 +95,10 @@ fn windowed(args: &Args) -> AppExit {
                 ..default()
             })
             .set(TaskPoolPlugin {
-                // The windowed app keeps Bevy's multi-threaded executor, which needs a compute
-                // thread.
-                task_pool_options: task_pool_options(args.threads.map(|t| t.max(2))),
+                // The windowed app keeps Bevy's multi-threaded executor, which runs the systems
+                // on the compute threads while the main thread waits for them: `--threads N`
+                // gives it N compute threads (at least one).
+                task_pool_options: task_pool_options(args.threads.map(|t| t.max(1) + 1)),
             }),
     )
     .add_plugins(

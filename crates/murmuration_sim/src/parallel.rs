@@ -42,9 +42,29 @@ impl Parts {
 /// table storage, so every query over them is dense.
 pub(crate) const DENSE: &str = "the simulation's components are all stored in tables";
 
+/// The threads that take up the tasks of a scope opened on this thread: the pool's own, and
+/// this thread too unless it is one of them. Bevy's `scope` has its caller run the pool's tasks
+/// while it waits, so a system on the main thread (the single-threaded executor's) works beside
+/// the pool's threads; a system on a pool thread (where the multi-threaded executor runs it) is
+/// one of them, while the main thread waits on the executor alone.
+pub(crate) fn workers(pool: &TaskPool) -> usize {
+    pool.thread_num() + usize::from(!on_pool_thread())
+}
+
+/// Whether this thread is one of a Bevy task pool's: Bevy names them `<pool name> (<index>)`,
+/// the compute pool's `Compute Task Pool (0)` and so on, and a pool built without a name
+/// `TaskPool (0)`.
+fn on_pool_thread() -> bool {
+    std::thread::current().name().is_some_and(|name| {
+        ["Compute Task Pool (", "TaskPool ("]
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+    })
+}
+
 /// Runs `f` on parts of `items` and folds what the parts returned, in order, with `combine`.
-/// On a compute pool of fewer than two threads, or with too few items to cut, `f` runs once, on
-/// all of them, on this thread (and nothing is allocated).
+/// With fewer than two [`workers`], or with too few items to cut, `f` runs once, on all of
+/// them, on this thread (and nothing is allocated).
 pub(crate) fn fold_parts<S: Split, R: Send + 'static>(
     items: S,
     parts: Parts,
@@ -52,7 +72,7 @@ pub(crate) fn fold_parts<S: Split, R: Send + 'static>(
     combine: impl FnMut(R, R) -> R,
 ) -> R {
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-    let threads = pool.thread_num();
+    let threads = workers(pool);
     let len = items.len();
     let part = len
         .div_ceil(threads.max(1) * parts.per_thread)
@@ -172,3 +192,48 @@ split_tuple!(A a 0, B b 1);
 split_tuple!(A a 0, B b 1, C c 2);
 split_tuple!(A a 0, B b 1, C c 2, D d 3);
 split_tuple!(A a 0, B b 1, C c 2, D d 3, E e 4);
+
+#[cfg(test)]
+mod tests {
+    use bevy::tasks::TaskPoolBuilder;
+
+    use super::*;
+
+    #[test]
+    fn the_caller_counts_unless_it_is_a_pool_thread() {
+        for name in [Some("Compute Task Pool"), None] {
+            let mut builder = TaskPoolBuilder::new().num_threads(2);
+            if let Some(name) = name {
+                builder = builder.thread_name(name.to_string());
+            }
+            let pool = builder.build();
+            // This test's own thread joins a scope it opens beside the pool's two.
+            assert_eq!(workers(&pool), 3, "pool named {name:?}");
+            let inside = pool.scope(|scope| {
+                scope.spawn(async { (on_pool_thread(), workers(&pool)) });
+            });
+            // Bevy runs a scope's tasks on the pool's threads or the caller: either way the
+            // answer is right for the thread that ran it.
+            for (on_pool, n) in inside {
+                assert_eq!(n, if on_pool { 2 } else { 3 }, "pool named {name:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_pool_thread_is_known_by_its_name() {
+        let pool = TaskPoolBuilder::new()
+            .num_threads(1)
+            .thread_name("Compute Task Pool".to_string())
+            .build();
+        // A detached task runs on a pool thread, never on this one.
+        let task = pool.spawn(async {
+            (
+                on_pool_thread(),
+                std::thread::current().name().map(str::to_owned),
+            )
+        });
+        let (on_pool, name) = bevy::tasks::block_on(task);
+        assert!(on_pool, "a task of the pool ran on {name:?}");
+    }
+}

@@ -14,7 +14,7 @@ use bevy::tasks::{ComputeTaskPool, TaskPool};
 use super::{Record, SpatialHash};
 use crate::bounds::SimulationBounds;
 use crate::components::{HashSlot, Position, Species, Velocity};
-use crate::parallel::run_each;
+use crate::parallel::{run_each, workers};
 
 /// The fewest boids in a part (below this a task costs more than it saves).
 const MIN_PART: usize = 8192;
@@ -46,8 +46,8 @@ impl SpatialHash {
         let pool = ComputeTaskPool::get_or_init(TaskPool::default);
         let lens: (usize, usize) = table_lens.fold((0, 0), |(n, big), len| (n + len, big.max(len)));
         let count = lens.0;
-        // One part a thread of the largest table, whole tables on one thread.
-        let threads = pool.thread_num().max(1);
+        // One part a worker of the largest table, whole tables on one thread.
+        let threads = workers(pool);
         let part_len = if threads < 2 {
             usize::MAX
         } else {
