@@ -5,6 +5,7 @@ use bevy::prelude::*;
 
 use crate::components::{Position, PreviousPosition, Velocity};
 use crate::parallel::{DENSE, Parts, for_each_part};
+use crate::systems::finite;
 
 /// Whether `Transform` shows boids between their last two steps (see [`PreviousPosition`]). The
 /// plugin turns it on when the step runs in `FixedUpdate`, where frames and steps do not line up.
@@ -155,9 +156,6 @@ impl Placements {
             z: [0.0; BATCH],
             w: [f32::NAN; BATCH],
         };
-        // `is_finite` as a float multiply and compare (zero times a finite number is zero, times
-        // an infinity or a NaN is a NaN), which vectorise where its integer tests do not.
-        let finite = |v: Vec2| (v.x * 0.0 == 0.0) & (v.y * 0.0 == 0.0);
         if let Some(previous) = previous {
             for (l, q) in previous.iter().enumerate() {
                 let q = q.0.unwrap_or(Vec2::NAN);
