@@ -101,6 +101,32 @@ trait Accumulator: Default {
     fn total(&self) -> Totals;
 }
 
+/// Two observers of one cell over the same chunks: one after the other, or side by side where a
+/// build can (the AVX-512 one holds one chunk for both in each register). Either way each gets
+/// exactly what [`lane_totals`] gives it.
+trait Pairs {
+    /// Whether the build pairs observers at all (where one after the other is all it can do,
+    /// the kernel keeps to single observers, which it compiles tighter).
+    const SIDE_BY_SIDE: bool;
+    /// The lanes of `a` and of `b` over `gathered`, added up.
+    fn totals<const VIEW: u8>(a: &Observer, b: &Observer, gathered: &Gathered) -> (Totals, Totals);
+}
+
+/// [`Pairs`] as two passes of the one-observer accumulator `A`.
+struct OneByOne<A>(core::marker::PhantomData<A>);
+
+impl<A: Accumulator> Pairs for OneByOne<A> {
+    const SIDE_BY_SIDE: bool = false;
+
+    #[inline(always)]
+    fn totals<const VIEW: u8>(a: &Observer, b: &Observer, gathered: &Gathered) -> (Totals, Totals) {
+        (
+            lane_totals::<VIEW, A>(a, gathered),
+            lane_totals::<VIEW, A>(b, gathered),
+        )
+    }
+}
+
 /// `((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))`: the order in which both builds add up
 /// their lanes (the order three register halvings give).
 #[inline(always)]
@@ -349,6 +375,19 @@ pub(crate) fn slot_sums(
 ) -> PassCounts {
     let view = perception.view_cos;
     #[cfg(target_arch = "x86_64")]
+    if avx512::available() {
+        // SAFETY: the CPU was just checked to have what the AVX-512 build needs.
+        return unsafe {
+            if view <= -1.0 {
+                avx512::slot_sums::<VIEW_ALL>(hash, perception, separation2, first, out)
+            } else if view >= 0.0 {
+                avx512::slot_sums::<VIEW_NARROW>(hash, perception, separation2, first, out)
+            } else {
+                avx512::slot_sums::<VIEW_WIDE>(hash, perception, separation2, first, out)
+            }
+        };
+    }
+    #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU was just checked to have AVX2.
         return unsafe {
@@ -362,17 +401,36 @@ pub(crate) fn slot_sums(
         };
     }
     if view <= -1.0 {
-        slot_sums_with::<VIEW_ALL, Lanes>(hash, perception, separation2, first, out)
+        slot_sums_with::<VIEW_ALL, Lanes, OneByOne<Lanes>>(
+            hash,
+            perception,
+            separation2,
+            first,
+            out,
+        )
     } else if view >= 0.0 {
-        slot_sums_with::<VIEW_NARROW, Lanes>(hash, perception, separation2, first, out)
+        slot_sums_with::<VIEW_NARROW, Lanes, OneByOne<Lanes>>(
+            hash,
+            perception,
+            separation2,
+            first,
+            out,
+        )
     } else {
-        slot_sums_with::<VIEW_WIDE, Lanes>(hash, perception, separation2, first, out)
+        slot_sums_with::<VIEW_WIDE, Lanes, OneByOne<Lanes>>(
+            hash,
+            perception,
+            separation2,
+            first,
+            out,
+        )
     }
 }
 
-/// [`slot_sums`] with one accumulator and one field-of-view kind, all inlined.
+/// [`slot_sums`] with one accumulator `A` for a single observer, `P` for two, and one
+/// field-of-view kind, all inlined.
 #[inline(always)]
-fn slot_sums_with<const VIEW: u8, A: Accumulator>(
+fn slot_sums_with<const VIEW: u8, A: Accumulator, P: Pairs>(
     hash: &SpatialHash,
     perception: &Perception,
     separation2: f32,
@@ -394,31 +452,56 @@ fn slot_sums_with<const VIEW: u8, A: Accumulator>(
         let cell_end = cell_end.max(slot + 1);
         let block = Block::around(hash, p);
         gathered.fill(&hash.columns(), &block);
-        for (slot, sums) in (slot..cell_end).zip(&mut out[slot - first..cell_end - first]) {
-            let observer = Observer::new(hash, slot, perception, separation2);
-            let s = observer_sums::<VIEW, A>(hash, &observer, &block, &gathered);
-            counts.candidates += gathered.len as u64;
-            counts.neighbours += u64::from(s.neighbours);
-            *sums = s;
+        // The cell's observers two at a time where the build pairs them, the rest (the last one
+        // of an odd count) alone. (No closures here: one that is not inlined falls out of the
+        // build's target features.)
+        let mut next = slot;
+        while P::SIDE_BY_SIDE && next + 1 < cell_end {
+            let a = Observer::new(hash, next, perception, separation2);
+            let b = Observer::new(hash, next + 1, perception, separation2);
+            let (ta, tb) = P::totals::<VIEW>(&a, &b, &gathered);
+            out[next - first] = observer_sums(hash, &a, &block, &gathered, ta, &mut counts);
+            out[next + 1 - first] = observer_sums(hash, &b, &block, &gathered, tb, &mut counts);
+            next += 2;
+        }
+        while next < cell_end {
+            let a = Observer::new(hash, next, perception, separation2);
+            let ta = if P::SIDE_BY_SIDE {
+                // Alone, but beside itself: cheaper than the build's single-observer loop.
+                P::totals::<VIEW>(&a, &a, &gathered).0
+            } else {
+                lane_totals::<VIEW, A>(&a, &gathered)
+            };
+            out[next - first] = observer_sums(hash, &a, &block, &gathered, ta, &mut counts);
+            next += 1;
         }
         slot = cell_end;
     }
     counts
 }
 
-/// The sums of one observer over its block, copied out in `gathered`.
+/// One observer's lanes over the chunks of `gathered`, added up.
 #[inline(always)]
-fn observer_sums<const VIEW: u8, A: Accumulator>(
-    hash: &SpatialHash,
-    o: &Observer,
-    block: &Block,
-    gathered: &Gathered,
-) -> FlockSums {
+fn lane_totals<const VIEW: u8, A: Accumulator>(o: &Observer, gathered: &Gathered) -> Totals {
     let mut lanes = A::default();
     for chunk in gathered.chunks() {
         lanes.add::<VIEW>(o, &chunk);
     }
-    let ([sep_x, sep_y, ali_x, ali_y, coh_x, coh_y], n) = lanes.total();
+    lanes.total()
+}
+
+/// The sums of one observer over its block, copied out in `gathered`, from its lanes' `totals`;
+/// adds what it checked and found to `counts`.
+#[inline(always)]
+fn observer_sums(
+    hash: &SpatialHash,
+    o: &Observer,
+    block: &Block,
+    gathered: &Gathered,
+    totals: Totals,
+    counts: &mut PassCounts,
+) -> FlockSums {
+    let ([sep_x, sep_y, ali_x, ali_y, coh_x, coh_y], n) = totals;
     let mut sums = FlockSums {
         separation: Vec2::new(sep_x, sep_y),
         alignment: Vec2::new(ali_x, ali_y),
@@ -454,6 +537,8 @@ fn observer_sums<const VIEW: u8, A: Accumulator>(
             }
         }
     }
+    counts.candidates += gathered.len as u64;
+    counts.neighbours += u64::from(sums.neighbours);
     sums
 }
 
@@ -464,7 +549,8 @@ mod avx2 {
     use core::arch::x86_64::*;
 
     use super::{
-        Accumulator, Chunk, Counts, MAX_CHUNKS, Observer, PassCounts, Totals, VIEW_ALL, VIEW_NARROW,
+        Accumulator, Chunk, Counts, MAX_CHUNKS, Observer, OneByOne, PassCounts, Totals, VIEW_ALL,
+        VIEW_NARROW,
     };
     use crate::behaviours::FlockSums;
     use crate::hash::SpatialHash;
@@ -482,17 +568,23 @@ mod avx2 {
         first: usize,
         out: &mut [FlockSums],
     ) -> PassCounts {
-        super::slot_sums_with::<VIEW, Registers>(hash, perception, separation2, first, out)
+        super::slot_sums_with::<VIEW, Registers, OneByOne<Registers>>(
+            hash,
+            perception,
+            separation2,
+            first,
+            out,
+        )
     }
 
     /// Bits of one lane of [`Registers::counts`] per count: three counts in one 32-bit lane.
-    const FIELD: i32 = 10;
+    pub(super) const FIELD: i32 = 10;
     // Each count grows by at most one per chunk, so it fits its field.
     const _: () = assert!(MAX_CHUNKS < 1 << FIELD);
 
     /// The six sums, one register each, and the three counts packed in one integer register
     /// (`seen | same << 10 | coincident << 20` in every lane).
-    struct Registers {
+    pub(super) struct Registers {
         sums: [__m256; 6],
         counts: __m256i,
     }
@@ -584,22 +676,31 @@ mod avx2 {
         #[inline(always)]
         fn total(&self) -> Totals {
             // SAFETY: only reached from `slot_sums`, which runs on a CPU with AVX2.
-            unsafe {
-                let s = &self.sums;
-                let sums = [0, 1, 2, 3, 4, 5].map(|i| tree_sum(s[i]));
-                let mask = _mm256_set1_epi32((1 << FIELD) - 1);
-                let seen = _mm256_and_si256(self.counts, mask);
-                let same = _mm256_and_si256(_mm256_srli_epi32::<FIELD>(self.counts), mask);
-                // Summed over the lanes each count still fits 16 bits: two in one lane.
-                let seen_same = sum_lanes(_mm256_or_si256(seen, _mm256_slli_epi32::<16>(same)));
-                let coincident = sum_lanes(_mm256_srli_epi32::<{ 2 * FIELD }>(self.counts));
-                let counts = Counts {
-                    seen: seen_same & 0xffff,
-                    same: seen_same >> 16,
-                    coincident,
-                };
-                (sums, counts)
-            }
+            unsafe { totals(&self.sums, self.counts) }
+        }
+    }
+
+    /// The six sums' lanes and the packed counts' lanes of one observer, added up.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[inline(always)]
+    pub(super) unsafe fn totals(s: &[__m256; 6], packed: __m256i) -> Totals {
+        // SAFETY: the caller runs on a CPU with AVX2.
+        unsafe {
+            let sums = [0, 1, 2, 3, 4, 5].map(|i| tree_sum(s[i]));
+            let mask = _mm256_set1_epi32((1 << FIELD) - 1);
+            let seen = _mm256_and_si256(packed, mask);
+            let same = _mm256_and_si256(_mm256_srli_epi32::<FIELD>(packed), mask);
+            // Summed over the lanes each count still fits 16 bits: two in one lane.
+            let seen_same = sum_lanes(_mm256_or_si256(seen, _mm256_slli_epi32::<16>(same)));
+            let coincident = sum_lanes(_mm256_srli_epi32::<{ 2 * FIELD }>(packed));
+            let counts = Counts {
+                seen: seen_same & 0xffff,
+                same: seen_same >> 16,
+                coincident,
+            };
+            (sums, counts)
         }
     }
 
@@ -630,13 +731,172 @@ mod avx2 {
     }
 }
 
+/// The AVX-512 build: two observers side by side, each 512-bit register holding one chunk of
+/// [`LANES`] candidates for the first observer in its low half and for the second in its high
+/// half, and the tests as mask registers. Every lane does what the AVX2 build's lane does
+/// (the same operations, in the same order; where a masked operation stands in for a `0.0`
+/// added, the sum it keeps could only differ from `sum + 0.0` if it were `-0.0`, which a sum
+/// that starts at `+0.0` never is), and each half is added up as the AVX2 build adds up its
+/// register, so both give the same bits.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use core::arch::x86_64::*;
+
+    use super::avx2::{FIELD, Registers, totals};
+    use super::{
+        Chunk, Gathered, LANES, Observer, Pairs, PassCounts, Totals, VIEW_ALL, VIEW_NARROW,
+    };
+    use crate::behaviours::FlockSums;
+    use crate::hash::SpatialHash;
+    use crate::neighbours::Perception;
+
+    /// Whether this CPU can run this build (AVX-512 F and DQ, and AVX2 for a lone observer).
+    #[inline]
+    pub(super) fn available() -> bool {
+        std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512dq")
+            && std::is_x86_feature_detected!("avx2")
+    }
+
+    /// [`super::slot_sums`] compiled for AVX-512.
+    ///
+    /// # Safety
+    /// The CPU must pass [`available`].
+    #[target_feature(enable = "avx2,avx512f,avx512dq")]
+    pub(super) unsafe fn slot_sums<const VIEW: u8>(
+        hash: &SpatialHash,
+        perception: &Perception,
+        separation2: f32,
+        first: usize,
+        out: &mut [FlockSums],
+    ) -> PassCounts {
+        super::slot_sums_with::<VIEW, Registers, SideBySide>(
+            hash,
+            perception,
+            separation2,
+            first,
+            out,
+        )
+    }
+
+    /// `a` in the low half of a register, `b` in the high half.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F and DQ.
+    #[inline(always)]
+    unsafe fn pair(a: f32, b: f32) -> __m512 {
+        // SAFETY: as the caller promises.
+        unsafe { _mm512_insertf32x8::<1>(_mm512_set1_ps(a), _mm256_set1_ps(b)) }
+    }
+
+    /// One chunk's column in both halves of a register.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F and DQ.
+    #[inline(always)]
+    unsafe fn both(column: &[f32; LANES]) -> __m512 {
+        // SAFETY: as the caller promises; the load reads the whole array.
+        unsafe { _mm512_broadcast_f32x8(_mm256_loadu_ps(column.as_ptr())) }
+    }
+
+    /// [`Pairs`] in 512-bit registers.
+    struct SideBySide;
+
+    impl Pairs for SideBySide {
+        const SIDE_BY_SIDE: bool = true;
+
+        #[inline(always)]
+        fn totals<const VIEW: u8>(
+            a: &Observer,
+            b: &Observer,
+            gathered: &Gathered,
+        ) -> (Totals, Totals) {
+            // SAFETY: only reached from `slot_sums`, which runs on a CPU that passes
+            // `available`; every load reads one whole `[_; LANES]`.
+            unsafe {
+                let (px, py) = (pair(a.px, b.px), pair(a.py, b.py));
+                let (ovx, ovy) = (pair(a.vx, b.vx), pair(a.vy, b.vy));
+                let perception2 = pair(a.perception2, b.perception2);
+                let separation2 = pair(a.separation2, b.separation2);
+                let cos2_v2 = pair(a.cos2_v2, b.cos2_v2);
+                let species = _mm512_inserti32x8::<1>(
+                    _mm512_set1_epi32(i32::from(a.species)),
+                    _mm256_set1_epi32(i32::from(b.species)),
+                );
+                let zero = _mm512_setzero_ps();
+                let one = _mm512_set1_ps(1.0);
+                let (seen_one, same_one) = (_mm512_set1_epi32(1), _mm512_set1_epi32(1 << FIELD));
+                let coincident_one = _mm512_set1_epi32(1 << (2 * FIELD));
+                let mut s = [zero; 6];
+                let mut counts = _mm512_setzero_si512();
+                for c in gathered.chunks() {
+                    let Chunk {
+                        x,
+                        y,
+                        vx,
+                        vy,
+                        species: cs,
+                    } = c;
+                    let dx = _mm512_sub_ps(both(x), px);
+                    let dy = _mm512_sub_ps(both(y), py);
+                    let d2 = _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy));
+                    let mut near = _mm512_mask_cmp_ps_mask::<_CMP_GT_OQ>(
+                        _mm512_cmp_ps_mask::<_CMP_LT_OQ>(d2, perception2),
+                        d2,
+                        zero,
+                    );
+                    if VIEW != VIEW_ALL {
+                        let dot = _mm512_add_ps(_mm512_mul_ps(dx, ovx), _mm512_mul_ps(dy, ovy));
+                        let bound = _mm512_mul_ps(cos2_v2, d2);
+                        let ahead = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(dot, zero);
+                        let dot2 = _mm512_mul_ps(dot, dot);
+                        let visible = if VIEW == VIEW_NARROW {
+                            ahead & _mm512_cmp_ps_mask::<_CMP_GE_OQ>(dot2, bound)
+                        } else {
+                            ahead | _mm512_cmp_ps_mask::<_CMP_LE_OQ>(dot2, bound)
+                        };
+                        near &= visible;
+                    }
+                    let close = _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(near, d2, separation2);
+                    let cs = _mm256_cvtepu16_epi32(_mm_loadu_si128(cs.as_ptr().cast()));
+                    let same =
+                        _mm512_mask_cmpeq_epi32_mask(near, _mm512_broadcast_i32x8(cs), species);
+                    // NOTE: a true division, as in the other builds; zero where not close.
+                    let push = _mm512_maskz_div_ps(close, one, d2);
+                    s[0] = _mm512_sub_ps(s[0], _mm512_mul_ps(dx, push));
+                    s[1] = _mm512_sub_ps(s[1], _mm512_mul_ps(dy, push));
+                    s[2] = _mm512_mask_add_ps(s[2], same, s[2], both(vx));
+                    s[3] = _mm512_mask_add_ps(s[3], same, s[3], both(vy));
+                    s[4] = _mm512_mask_add_ps(s[4], same, s[4], dx);
+                    s[5] = _mm512_mask_add_ps(s[5], same, s[5], dy);
+                    let coincident = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(d2, zero);
+                    counts = _mm512_mask_add_epi32(counts, near, counts, seen_one);
+                    counts = _mm512_mask_add_epi32(counts, same, counts, same_one);
+                    counts = _mm512_mask_add_epi32(counts, coincident, counts, coincident_one);
+                }
+                // Written out, not mapped: a closure indexing `s` would keep the sums in memory
+                // through the loop above.
+                let [s0, s1, s2, s3, s4, s5] = s;
+                let low = [s0, s1, s2, s3, s4, s5].map(|v| _mm512_castps512_ps256(v));
+                let high = [s0, s1, s2, s3, s4, s5].map(|v| _mm512_extractf32x8_ps::<1>(v));
+                (
+                    totals(&low, _mm512_castsi512_si256(counts)),
+                    totals(&high, _mm512_extracti32x8_epi32::<1>(counts)),
+                )
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use bevy::prelude::*;
     use rand::rngs::Xoshiro256PlusPlus;
     use rand::{RngExt, SeedableRng};
 
-    use super::{Lanes, VIEW_ALL, VIEW_NARROW, VIEW_WIDE, slot_sums, slot_sums_with};
+    use super::{
+        Lanes, OneByOne, PassCounts, VIEW_ALL, VIEW_NARROW, VIEW_WIDE, slot_sums, slot_sums_with,
+    };
     use crate::behaviours::{FlockSums, tie_break};
     use crate::hash::{KNearest, SpatialHash};
     use crate::neighbours::{Perception, for_each_neighbour};
@@ -718,33 +978,112 @@ mod tests {
         });
     }
 
-    /// The build this CPU runs (AVX2 where it has it) and the portable build give the same bits,
-    /// so a flock replays the same on every machine.
+    /// Every build this CPU can run (portable; AVX2; AVX-512, two observers side by side) gives
+    /// the same bits and counts, so a flock replays the same on every machine: in every world
+    /// and field of view of [`for_each_case`], and in a crowded block that is sampled.
     #[test]
     fn every_build_gives_the_same_bits() {
-        for_each_case(|hash, perception, sep2| {
+        let mut check = |hash: &SpatialHash, perception: &Perception, sep2: f32| {
             let view = perception.view_cos;
-            let mut fast = vec![FlockSums::default(); hash.len()];
-            let mut portable = fast.clone();
-            let a = slot_sums(hash, perception, sep2, 0, &mut fast);
-            let b = if view <= -1.0 {
-                slot_sums_with::<VIEW_ALL, Lanes>
-            } else if view >= 0.0 {
-                slot_sums_with::<VIEW_NARROW, Lanes>
-            } else {
-                slot_sums_with::<VIEW_WIDE, Lanes>
-            }(hash, perception, sep2, 0, &mut portable);
-            assert_eq!(a, b);
-            let bits = |s: &FlockSums| {
-                [s.separation, s.alignment, s.cohesion].map(|v| (v.x.to_bits(), v.y.to_bits()))
+            let run = |build: &dyn Fn(&mut [FlockSums]) -> PassCounts| {
+                let mut out = vec![FlockSums::default(); hash.len()];
+                let counts = build(&mut out);
+                (out, counts)
             };
-            for (f, p) in fast.iter().zip(&portable) {
-                assert_eq!(bits(f), bits(p), "view {view}");
-                assert_eq!(
-                    (f.neighbours, f.same_species),
-                    (p.neighbours, p.same_species)
-                );
+            let kind = if view <= -1.0 {
+                VIEW_ALL
+            } else if view >= 0.0 {
+                VIEW_NARROW
+            } else {
+                VIEW_WIDE
+            };
+            macro_rules! for_view {
+                ($f:ident, $($arg:expr),*) => {
+                    match kind {
+                        VIEW_ALL => $f::<VIEW_ALL>($($arg),*),
+                        VIEW_NARROW => $f::<VIEW_NARROW>($($arg),*),
+                        _ => $f::<VIEW_WIDE>($($arg),*),
+                    }
+                };
             }
-        });
+            fn portable<const VIEW: u8>(
+                hash: &SpatialHash,
+                perception: &Perception,
+                sep2: f32,
+                out: &mut [FlockSums],
+            ) -> PassCounts {
+                slot_sums_with::<VIEW, Lanes, OneByOne<Lanes>>(hash, perception, sep2, 0, out)
+            }
+            let want = run(&|out| for_view!(portable, hash, perception, sep2, out));
+            let mut builds: Vec<(&str, (Vec<FlockSums>, PassCounts))> = Vec::new();
+            builds.push((
+                "dispatched",
+                run(&|out| slot_sums(hash, perception, sep2, 0, out)),
+            ));
+            #[cfg(target_arch = "x86_64")]
+            {
+                use super::{avx2, avx512};
+                if std::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the CPU has AVX2.
+                    let f = |out: &mut [FlockSums]| unsafe {
+                        for_view!(avx2_sums, hash, perception, sep2, out)
+                    };
+                    unsafe fn avx2_sums<const VIEW: u8>(
+                        hash: &SpatialHash,
+                        perception: &Perception,
+                        sep2: f32,
+                        out: &mut [FlockSums],
+                    ) -> PassCounts {
+                        // SAFETY: as the caller promises.
+                        unsafe { avx2::slot_sums::<VIEW>(hash, perception, sep2, 0, out) }
+                    }
+                    builds.push(("avx2", run(&f)));
+                }
+                if avx512::available() {
+                    unsafe fn avx512_sums<const VIEW: u8>(
+                        hash: &SpatialHash,
+                        perception: &Perception,
+                        sep2: f32,
+                        out: &mut [FlockSums],
+                    ) -> PassCounts {
+                        // SAFETY: as the caller promises.
+                        unsafe { avx512::slot_sums::<VIEW>(hash, perception, sep2, 0, out) }
+                    }
+                    // SAFETY: the CPU passes `available`.
+                    let f = |out: &mut [FlockSums]| unsafe {
+                        for_view!(avx512_sums, hash, perception, sep2, out)
+                    };
+                    builds.push(("avx512", run(&f)));
+                }
+            }
+            let bits = |s: &FlockSums| {
+                let v =
+                    [s.separation, s.alignment, s.cohesion].map(|v| (v.x.to_bits(), v.y.to_bits()));
+                (v, s.neighbours, s.same_species)
+            };
+            for (name, (got, counts)) in &builds {
+                assert_eq!(*counts, want.1, "{name}, view {view}");
+                for (slot, (g, w)) in got.iter().zip(&want.0).enumerate() {
+                    assert_eq!(bits(g), bits(w), "{name}, view {view}, slot {slot}");
+                }
+            }
+        };
+        for_each_case(&mut check);
+        // A crowd: 3,000 boids within 100 x 100, so every block holds far more than
+        // `CANDIDATE_CAP` and is sampled (`stride` > 1).
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let bounds = SimulationBounds::wrap(Rect::new(0.0, 0.0, 500.0, 300.0));
+        let boids: Vec<(Entity, Vec2, Vec2, u16)> = (0..3000u32)
+            .map(|i| {
+                let p = Vec2::new(200.0, 100.0) + Vec2::new(rng.random(), rng.random()) * 100.0;
+                let v = Vec2::from_angle(rng.random::<f32>() * 6.3) * 80.0;
+                (Entity::from_raw_u32(i + 1).unwrap(), p, v, (i % 2) as u16)
+            })
+            .collect();
+        let params = FlockParams::starlings();
+        let mut crowd = SpatialHash::default();
+        crowd.rebuild(&bounds, params.perception_radius, &boids);
+        let sep2 = params.separation_distance * params.separation_distance;
+        check(&crowd, &Perception::new(&params), sep2);
     }
 }
