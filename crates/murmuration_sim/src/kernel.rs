@@ -2,7 +2,8 @@
 //!
 //! It computes the same sums as [`for_each_neighbour`](crate::for_each_neighbour) feeding
 //! [`FlockSums::add`], but branch-free, [`LANES`] candidates at a time in independent
-//! accumulators (one AVX2 register each where the CPU has AVX2). The boids of one cell share
+//! accumulators (one AVX2 register each where the CPU has AVX2; where it has AVX-512, two boids
+//! of a cell side by side, one in each half of a 512-bit register). The boids of one cell share
 //! their 3x3 block of cells, which is copied once into a contiguous, padded buffer; each boid of
 //! the cell then runs the same whole chunks of it. Each candidate lands in a fixed lane (its
 //! place in that buffer modulo [`LANES`]) and the lanes are summed in a fixed order, so the
