@@ -1,5 +1,5 @@
-//! The spatial hash returns exactly the brute-force neighbour set, wraps to the nearest image,
-//! and survives degenerate flocks.
+//! The spatial hash returns exactly the brute-force neighbour set and pairs, wraps to the
+//! nearest image, and survives degenerate flocks.
 
 use bevy::prelude::*;
 use murmuration_sim::prelude::*;
@@ -77,6 +77,27 @@ fn check(bounds: SimulationBounds, n: usize, cell: f32, seed: u64) {
         total > points.len(),
         "the test should find neighbours ({total})"
     );
+    // Every pair within each radius, once, the lower slot first: as brute force finds them.
+    for r in [cell * 0.5, cell, cell * 1.7] {
+        let mut expected = Vec::new();
+        for (i, a) in boids.iter().enumerate() {
+            for b in &boids[i + 1..] {
+                if bounds.delta(a.1, b.1).length_squared() < r * r {
+                    expected.push((a.0.min(b.0), a.0.max(b.0)));
+                }
+            }
+        }
+        expected.sort();
+        let mut got = Vec::new();
+        hash.for_each_pair_within(r, |a, b| {
+            assert!(a < b, "slot {a} before slot {b}");
+            let (ea, eb) = (hash.entity(a), hash.entity(b));
+            got.push((ea.min(eb), ea.max(eb)));
+        });
+        got.sort();
+        assert_eq!(got, expected, "pairs within {r} ({bounds:?})");
+        assert!(!got.is_empty(), "the test should find pairs within {r}");
+    }
 }
 
 #[test]
@@ -201,6 +222,9 @@ fn degenerate_flocks_do_not_panic() {
     let mut n = 0;
     hash.for_each_within(Vec2::splat(3.0), 1.0, |_| n += 1);
     assert_eq!(n, 500);
+    let mut pairs = 0;
+    hash.for_each_pair_within(1.0, |_, _| pairs += 1);
+    assert_eq!(pairs, 500 * 499 / 2);
 
     // Bounds far larger than the flock, and boids far outside them.
     let huge = SimulationBounds::wrap(Rect::new(-1e7, -1e7, 1e7, 1e7));
@@ -230,6 +254,9 @@ fn degenerate_flocks_do_not_panic() {
         hash.rebuild(&bounds, cell, &bad);
         assert_eq!(hash.len(), 3);
         hash.for_each_within(Vec2::new(1.0, 1.0), 1.0, |_| {});
+        for radius in [1.0, f32::NAN, f32::INFINITY] {
+            hash.for_each_pair_within(radius, |_, _| {});
+        }
     }
 
     // No boids at all.
