@@ -382,8 +382,8 @@ impl SpatialHash {
     }
 
     /// Calls `f(a, b)` once for every pair of boids strictly within `radius` of each other
-    /// (measured to the nearest image when the edges wrap), with slot `a` before slot `b`, in
-    /// hash order of `a` and then of `b`.
+    /// (measured to the nearest image when the edges wrap), with slot `a` before slot `b`: in
+    /// slot order of `a`, all of one `a`'s pairs together.
     ///
     /// The same pairs as [`Self::for_each_within`] at every boid would find, for less than half
     /// the cost: a cell's block is looked up once for all of its boids, each boid checks only
