@@ -361,12 +361,27 @@ impl Block {
     }
 }
 
+/// `$f::<VIEW>(args)` with the field-of-view kind that `$view` (the cosine of half the field
+/// of view) calls for.
+macro_rules! by_view {
+    ($view:expr, $($f:ident)::+ ($($arg:expr),* $(,)?)) => {
+        if $view <= -1.0 {
+            $($f)::+::<VIEW_ALL>($($arg),*)
+        } else if $view >= 0.0 {
+            $($f)::+::<VIEW_NARROW>($($arg),*)
+        } else {
+            $($f)::+::<VIEW_WIDE>($($arg),*)
+        }
+    };
+}
+
 /// The metric-neighbour sums of the slots `first..first + out.len()` of `hash`, in slot order,
 /// and what they counted. Boids of one cell share their block, found once. Only for a grid that
 /// does not fold onto itself.
 ///
-/// The CPU is asked once per call whether it has AVX2 (the same operations in the same order,
-/// in registers, so the same bits); without it, the portable build runs.
+/// The CPU is asked once per call whether it has AVX-512 (two observers side by side) or AVX2
+/// (the same operations in the same order, in registers, so the same bits); without either,
+/// the portable build runs.
 pub(crate) fn slot_sums(
     hash: &SpatialHash,
     perception: &Perception,
@@ -379,53 +394,37 @@ pub(crate) fn slot_sums(
     if avx512::available() {
         // SAFETY: the CPU was just checked to have what the AVX-512 build needs.
         return unsafe {
-            if view <= -1.0 {
-                avx512::slot_sums::<VIEW_ALL>(hash, perception, separation2, first, out)
-            } else if view >= 0.0 {
-                avx512::slot_sums::<VIEW_NARROW>(hash, perception, separation2, first, out)
-            } else {
-                avx512::slot_sums::<VIEW_WIDE>(hash, perception, separation2, first, out)
-            }
+            by_view!(
+                view,
+                avx512::slot_sums(hash, perception, separation2, first, out)
+            )
         };
     }
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU was just checked to have AVX2.
         return unsafe {
-            if view <= -1.0 {
-                avx2::slot_sums::<VIEW_ALL>(hash, perception, separation2, first, out)
-            } else if view >= 0.0 {
-                avx2::slot_sums::<VIEW_NARROW>(hash, perception, separation2, first, out)
-            } else {
-                avx2::slot_sums::<VIEW_WIDE>(hash, perception, separation2, first, out)
-            }
+            by_view!(
+                view,
+                avx2::slot_sums(hash, perception, separation2, first, out)
+            )
         };
     }
-    if view <= -1.0 {
-        slot_sums_with::<VIEW_ALL, Lanes, OneByOne<Lanes>>(
-            hash,
-            perception,
-            separation2,
-            first,
-            out,
-        )
-    } else if view >= 0.0 {
-        slot_sums_with::<VIEW_NARROW, Lanes, OneByOne<Lanes>>(
-            hash,
-            perception,
-            separation2,
-            first,
-            out,
-        )
-    } else {
-        slot_sums_with::<VIEW_WIDE, Lanes, OneByOne<Lanes>>(
-            hash,
-            perception,
-            separation2,
-            first,
-            out,
-        )
-    }
+    by_view!(
+        view,
+        portable_slot_sums(hash, perception, separation2, first, out)
+    )
+}
+
+/// [`slot_sums`] as the portable build computes it.
+fn portable_slot_sums<const VIEW: u8>(
+    hash: &SpatialHash,
+    perception: &Perception,
+    separation2: f32,
+    first: usize,
+    out: &mut [FlockSums],
+) -> PassCounts {
+    slot_sums_with::<VIEW, Lanes, OneByOne<Lanes>>(hash, perception, separation2, first, out)
 }
 
 /// [`slot_sums`] with one accumulator `A` for a single observer, `P` for two, and one
@@ -895,9 +894,7 @@ mod tests {
     use rand::rngs::Xoshiro256PlusPlus;
     use rand::{RngExt, SeedableRng};
 
-    use super::{
-        Lanes, OneByOne, PassCounts, VIEW_ALL, VIEW_NARROW, VIEW_WIDE, slot_sums, slot_sums_with,
-    };
+    use super::{PassCounts, VIEW_ALL, VIEW_NARROW, VIEW_WIDE, portable_slot_sums, slot_sums};
     use crate::behaviours::{FlockSums, tie_break};
     use crate::hash::{KNearest, SpatialHash};
     use crate::neighbours::{Perception, for_each_neighbour};
@@ -991,31 +988,8 @@ mod tests {
                 let counts = build(&mut out);
                 (out, counts)
             };
-            let kind = if view <= -1.0 {
-                VIEW_ALL
-            } else if view >= 0.0 {
-                VIEW_NARROW
-            } else {
-                VIEW_WIDE
-            };
-            macro_rules! for_view {
-                ($f:ident, $($arg:expr),*) => {
-                    match kind {
-                        VIEW_ALL => $f::<VIEW_ALL>($($arg),*),
-                        VIEW_NARROW => $f::<VIEW_NARROW>($($arg),*),
-                        _ => $f::<VIEW_WIDE>($($arg),*),
-                    }
-                };
-            }
-            fn portable<const VIEW: u8>(
-                hash: &SpatialHash,
-                perception: &Perception,
-                sep2: f32,
-                out: &mut [FlockSums],
-            ) -> PassCounts {
-                slot_sums_with::<VIEW, Lanes, OneByOne<Lanes>>(hash, perception, sep2, 0, out)
-            }
-            let want = run(&|out| for_view!(portable, hash, perception, sep2, out));
+            let want =
+                run(&|out| by_view!(view, portable_slot_sums(hash, perception, sep2, 0, out)));
             let mut builds: Vec<(&str, (Vec<FlockSums>, PassCounts))> = Vec::new();
             builds.push((
                 "dispatched",
@@ -1027,32 +1001,14 @@ mod tests {
                 if std::is_x86_feature_detected!("avx2") {
                     // SAFETY: the CPU has AVX2.
                     let f = |out: &mut [FlockSums]| unsafe {
-                        for_view!(avx2_sums, hash, perception, sep2, out)
+                        by_view!(view, avx2::slot_sums(hash, perception, sep2, 0, out))
                     };
-                    unsafe fn avx2_sums<const VIEW: u8>(
-                        hash: &SpatialHash,
-                        perception: &Perception,
-                        sep2: f32,
-                        out: &mut [FlockSums],
-                    ) -> PassCounts {
-                        // SAFETY: as the caller promises.
-                        unsafe { avx2::slot_sums::<VIEW>(hash, perception, sep2, 0, out) }
-                    }
                     builds.push(("avx2", run(&f)));
                 }
                 if avx512::available() {
-                    unsafe fn avx512_sums<const VIEW: u8>(
-                        hash: &SpatialHash,
-                        perception: &Perception,
-                        sep2: f32,
-                        out: &mut [FlockSums],
-                    ) -> PassCounts {
-                        // SAFETY: as the caller promises.
-                        unsafe { avx512::slot_sums::<VIEW>(hash, perception, sep2, 0, out) }
-                    }
                     // SAFETY: the CPU passes `available`.
                     let f = |out: &mut [FlockSums]| unsafe {
-                        for_view!(avx512_sums, hash, perception, sep2, out)
+                        by_view!(view, avx512::slot_sums(hash, perception, sep2, 0, out))
                     };
                     builds.push(("avx512", run(&f)));
                 }
