@@ -114,7 +114,8 @@ impl Command for FlockSpawn {
             .boids(&params)
             .map(|(i, p, v, s)| (Boid, i, p, v, s))
             .collect();
-        // Stable: boids on one key keep their index order, so the spawn is as seeded as before.
+        // A stable sort: boids on one key keep their index order, so the seed alone fixes the
+        // order too.
         boids.sort_by_key(|(_, _, p, ..)| z_order(region, p.0));
         world.spawn_batch(boids);
     }
