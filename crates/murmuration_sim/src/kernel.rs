@@ -113,7 +113,10 @@ trait Pairs {
     fn totals<const VIEW: u8>(a: &Observer, b: &Observer, gathered: &Gathered) -> (Totals, Totals);
 }
 
-/// [`Pairs`] as two passes of the one-observer accumulator `A`.
+/// [`Pairs`] as two passes of the one-observer accumulator `A`. The kernel never pairs with
+/// it (`SIDE_BY_SIDE` is false): written as a loop over pairs, the AVX2 build ran 9% more
+/// instructions in the kernel than as a loop over single observers (cachegrind, 258.8M against
+/// 237.6M).
 struct OneByOne<A>(core::marker::PhantomData<A>);
 
 impl<A: Accumulator> Pairs for OneByOne<A> {
