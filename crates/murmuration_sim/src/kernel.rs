@@ -745,9 +745,9 @@ mod avx2 {
 mod avx512 {
     use core::arch::x86_64::*;
 
-    use super::avx2::{FIELD, Registers, totals};
+    use super::avx2::{FIELD, Registers};
     use super::{
-        Chunk, Gathered, LANES, Observer, Pairs, PassCounts, Totals, VIEW_ALL, VIEW_NARROW,
+        Chunk, Counts, Gathered, LANES, Observer, Pairs, PassCounts, Totals, VIEW_ALL, VIEW_NARROW,
     };
     use crate::behaviours::FlockSums;
     use crate::hash::SpatialHash;
@@ -877,16 +877,89 @@ mod avx512 {
                     counts = _mm512_mask_add_epi32(counts, same, counts, same_one);
                     counts = _mm512_mask_add_epi32(counts, coincident, counts, coincident_one);
                 }
-                // Written out, not mapped: a closure indexing `s` would keep the sums in memory
-                // through the loop above.
-                let [s0, s1, s2, s3, s4, s5] = s;
-                let low = [s0, s1, s2, s3, s4, s5].map(|v| _mm512_castps512_ps256(v));
-                let high = [s0, s1, s2, s3, s4, s5].map(|v| _mm512_extractf32x8_ps::<1>(v));
-                (
-                    totals(&low, _mm512_castsi512_si256(counts)),
-                    totals(&high, _mm512_extracti32x8_epi32::<1>(counts)),
-                )
+                pair_totals(s, counts)
             }
+        }
+    }
+
+    /// Lane i plus lane i + 4 of every half of `u` and of `v`: the quads (lanes 0-3 and 4-7 of
+    /// a half) added, as [u's low half, u's high half, v's low, v's high].
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F.
+    #[inline(always)]
+    unsafe fn halve(u: __m512, v: __m512) -> __m512 {
+        // SAFETY: as the caller promises.
+        unsafe {
+            _mm512_add_ps(
+                _mm512_shuffle_f32x4::<0b10_00_10_00>(u, v),
+                _mm512_shuffle_f32x4::<0b11_01_11_01>(u, v),
+            )
+        }
+    }
+
+    /// In every quad, `[u0 + u2, u1 + u3, v0 + v2, v1 + v3]`.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F.
+    #[inline(always)]
+    unsafe fn fold(u: __m512, v: __m512) -> __m512 {
+        // SAFETY: as the caller promises.
+        unsafe {
+            _mm512_add_ps(
+                _mm512_shuffle_ps::<0b01_00_01_00>(u, v),
+                _mm512_shuffle_ps::<0b11_10_11_10>(u, v),
+            )
+        }
+    }
+
+    /// The six sums and the packed counts of two observers, one in each half of every register,
+    /// added up: each half's lanes in [`tree_sum`](super::tree_sum)'s order, but the twelve
+    /// sums' halvings done together, two or three registers to a shuffle.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F and DQ.
+    #[inline(always)]
+    unsafe fn pair_totals(s: [__m512; 6], packed: __m512i) -> (Totals, Totals) {
+        // SAFETY: as the caller promises.
+        unsafe {
+            let [s0, s1, s2, s3, s4, s5] = s;
+            let (w01, w23, w45) = (halve(s0, s1), halve(s2, s3), halve(s4, s5));
+            let (z0123, z45) = (fold(w01, w23), fold(w45, w45));
+            // In every quad, [t0 + t1] of each of the two pairs folded above: a quad then holds
+            // one half's totals of [s0 or s1, s2 or s3, s4 or s5, s4 or s5 again].
+            let last = _mm512_add_ps(
+                _mm512_shuffle_ps::<0b10_00_10_00>(z0123, z45),
+                _mm512_shuffle_ps::<0b11_01_11_01>(z0123, z45),
+            );
+            let mut f = [0.0f32; 16];
+            _mm512_storeu_ps(f.as_mut_ptr(), last);
+            // Quads: 0 = s0, s2, s4 of `a`; 1 = of `b`; 2 = s1, s3, s5 of `a`; 3 = of `b`.
+            let sums = |q: usize| [f[q], f[q + 8], f[q + 1], f[q + 9], f[q + 2], f[q + 10]];
+
+            // The counts: `seen | same << 16` and `coincident` (the sums over a half fit 16 bits
+            // each), their halves' lanes added together the same way (integers: any order).
+            let mask = _mm512_set1_epi32((1 << FIELD) - 1);
+            let seen = _mm512_and_si512(packed, mask);
+            let same = _mm512_and_si512(_mm512_srli_epi32::<{ FIELD as u32 }>(packed), mask);
+            let seen_same = _mm512_or_si512(seen, _mm512_slli_epi32::<16>(same));
+            let coincident = _mm512_srli_epi32::<{ 2 * FIELD as u32 }>(packed);
+            let c = _mm512_add_epi32(
+                _mm512_shuffle_i32x4::<0b10_00_10_00>(seen_same, coincident),
+                _mm512_shuffle_i32x4::<0b11_01_11_01>(seen_same, coincident),
+            );
+            let c = _mm512_add_epi32(c, _mm512_shuffle_epi32::<0b01_00_11_10>(c));
+            let c = _mm512_add_epi32(c, _mm512_shuffle_epi32::<0b10_11_00_01>(c));
+            let mut n = [0u32; 16];
+            _mm512_storeu_si512(n.as_mut_ptr().cast(), c);
+            // Every lane of a quad now holds the quad's total. Quads: 0 = `seen | same << 16`
+            // of `a`, 1 = of `b`; 2 = `coincident` of `a`, 3 = of `b`.
+            let counts = |q: usize| Counts {
+                seen: n[4 * q] & 0xffff,
+                same: n[4 * q] >> 16,
+                coincident: n[4 * q + 8],
+            };
+            ((sums(0), counts(0)), (sums(4), counts(1)))
         }
     }
 }
