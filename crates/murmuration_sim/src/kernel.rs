@@ -72,7 +72,8 @@ struct Chunk<'a> {
     y: &'a [f32; LANES],
     vx: &'a [f32; LANES],
     vy: &'a [f32; LANES],
-    species: &'a [u16; LANES],
+    /// Widened to 32 bits, a lane's width, so the builds compare them as loaded.
+    species: &'a [u32; LANES],
 }
 
 /// The neighbour counts of one observer: exact integers, so the same on every CPU.
@@ -163,7 +164,7 @@ impl Accumulator for Lanes {
             };
             let near = (d2 < o.perception2) & (d2 > 0.0) & visible;
             let close = near & (d2 < o.separation2);
-            let same = near & (c.species[l] == o.species);
+            let same = near & (c.species[l] == u32::from(o.species));
             // NOTE: a true division, not an approximate reciprocal: the result must be the same
             // on every CPU for the flock to replay bit for bit.
             let push = if close { 1.0 / d2 } else { 0.0 };
@@ -222,7 +223,7 @@ struct Gathered {
     y: [f32; GATHERED],
     vx: [f32; GATHERED],
     vy: [f32; GATHERED],
-    species: [u16; GATHERED],
+    species: [u32; GATHERED],
     /// Candidates copied (before padding).
     len: usize,
     /// Only every `stride`-th chunk of each run was copied, in a crowded block.
@@ -303,7 +304,7 @@ impl Gathered {
                 tvx.copy_from_slice(&lanes(vx));
                 tvy.copy_from_slice(&lanes(vy));
                 let species: [u16; LANES] = species.try_into().unwrap();
-                tspecies.copy_from_slice(&species);
+                tspecies.copy_from_slice(&species.map(u32::from));
             }
         } else {
             // The end of the hash's arrays: one by one.
@@ -312,7 +313,7 @@ impl Gathered {
                 self.y[o] = cols.y[i] + offset.y;
                 self.vx[o] = cols.vx[i];
                 self.vy[o] = cols.vy[i];
-                self.species[o] = cols.species[i];
+                self.species[o] = u32::from(cols.species[i]);
             }
         }
         self.len += n;
@@ -640,7 +641,7 @@ mod avx2 {
                     near,
                     _mm256_cmp_ps::<_CMP_LT_OQ>(d2, _mm256_set1_ps(o.separation2)),
                 );
-                let species = _mm256_cvtepu16_epi32(_mm_loadu_si128(c.species.as_ptr().cast()));
+                let species = _mm256_loadu_si256(c.species.as_ptr().cast());
                 let same = _mm256_and_ps(
                     near,
                     _mm256_castsi256_ps(_mm256_cmpeq_epi32(
@@ -851,19 +852,19 @@ mod avx512 {
                     if VIEW != VIEW_ALL {
                         let dot = _mm512_add_ps(_mm512_mul_ps(dx, ovx), _mm512_mul_ps(dy, ovy));
                         let bound = _mm512_mul_ps(cos2_v2, d2);
-                        let ahead = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(dot, zero);
+                        // The field-of-view tests masked by `near` (near and in view), so that
+                        // no mask instruction has to combine them with it.
+                        let ahead = _mm512_mask_cmp_ps_mask::<_CMP_GE_OQ>(near, dot, zero);
                         let dot2 = _mm512_mul_ps(dot, dot);
-                        let visible = if VIEW == VIEW_NARROW {
-                            ahead & _mm512_cmp_ps_mask::<_CMP_GE_OQ>(dot2, bound)
+                        near = if VIEW == VIEW_NARROW {
+                            _mm512_mask_cmp_ps_mask::<_CMP_GE_OQ>(ahead, dot2, bound)
                         } else {
-                            ahead | _mm512_cmp_ps_mask::<_CMP_LE_OQ>(dot2, bound)
+                            ahead | _mm512_mask_cmp_ps_mask::<_CMP_LE_OQ>(near, dot2, bound)
                         };
-                        near &= visible;
                     }
                     let close = _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(near, d2, separation2);
-                    let cs = _mm256_cvtepu16_epi32(_mm_loadu_si128(cs.as_ptr().cast()));
-                    let same =
-                        _mm512_mask_cmpeq_epi32_mask(near, _mm512_broadcast_i32x8(cs), species);
+                    let cs = _mm512_broadcast_i32x8(_mm256_loadu_si256(cs.as_ptr().cast()));
+                    let same = _mm512_mask_cmpeq_epi32_mask(near, cs, species);
                     // NOTE: a true division, as in the other builds; zero where not close.
                     let push = _mm512_maskz_div_ps(close, one, d2);
                     s[0] = _mm512_sub_ps(s[0], _mm512_mul_ps(dx, push));
