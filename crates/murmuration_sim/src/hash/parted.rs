@@ -90,9 +90,9 @@ impl PartedBuild<'_> {
                 .zip(cell_of[self.boids..self.boids + n].chunks_mut(part_len))
                 .zip(counts[self.parts * cells..].chunks_mut(cells));
             run_each(work, |((positions, cell_of), counts)| {
-                for (p, cell) in positions.iter().zip(cell_of) {
-                    *cell = h.cell_index(p.0);
-                    counts[*cell as usize] += 1;
+                h.cell_indices(positions, cell_of);
+                for &cell in cell_of.iter() {
+                    counts[cell as usize] += 1;
                 }
             });
         }
