@@ -899,19 +899,15 @@ mod avx512 {
         }
     }
 
-    /// In every quad, `[u0 + u2, u1 + u3, v0 + v2, v1 + v3]`.
+    /// `_mm512_shuffle_ps::<A>(u, v) + _mm512_shuffle_ps::<B>(u, v)`: in every quad, two lanes
+    /// of `u` and two of `v` picked by `A`, added to the two and two picked by `B`.
     ///
     /// # Safety
     /// The CPU must have AVX-512 F.
     #[inline(always)]
-    unsafe fn fold(u: __m512, v: __m512) -> __m512 {
+    unsafe fn add_picks<const A: i32, const B: i32>(u: __m512, v: __m512) -> __m512 {
         // SAFETY: as the caller promises.
-        unsafe {
-            _mm512_add_ps(
-                _mm512_shuffle_ps::<0b01_00_01_00>(u, v),
-                _mm512_shuffle_ps::<0b11_10_11_10>(u, v),
-            )
-        }
+        unsafe { _mm512_add_ps(_mm512_shuffle_ps::<A>(u, v), _mm512_shuffle_ps::<B>(u, v)) }
     }
 
     /// The six sums and the packed counts of two observers, one in each half of every register,
@@ -926,13 +922,12 @@ mod avx512 {
         unsafe {
             let [s0, s1, s2, s3, s4, s5] = s;
             let (w01, w23, w45) = (halve(s0, s1), halve(s2, s3), halve(s4, s5));
-            let (z0123, z45) = (fold(w01, w23), fold(w45, w45));
+            // In every quad, [q0 + q2, q1 + q3] of two registers side by side.
+            let z0123 = add_picks::<0b01_00_01_00, 0b11_10_11_10>(w01, w23);
+            let z45 = add_picks::<0b01_00_01_00, 0b11_10_11_10>(w45, w45);
             // In every quad, [t0 + t1] of each of the two pairs folded above: a quad then holds
             // one half's totals of [s0 or s1, s2 or s3, s4 or s5, s4 or s5 again].
-            let last = _mm512_add_ps(
-                _mm512_shuffle_ps::<0b10_00_10_00>(z0123, z45),
-                _mm512_shuffle_ps::<0b11_01_11_01>(z0123, z45),
-            );
+            let last = add_picks::<0b10_00_10_00, 0b11_01_11_01>(z0123, z45);
             let mut f = [0.0f32; 16];
             _mm512_storeu_ps(f.as_mut_ptr(), last);
             // Quads: 0 = s0, s2, s4 of `a`; 1 = of `b`; 2 = s1, s3, s5 of `a`; 3 = of `b`.
