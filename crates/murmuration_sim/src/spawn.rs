@@ -179,7 +179,8 @@ mod tests {
         assert_eq!(z_order(region, Vec2::splat(f32::INFINITY)), u32::MAX);
         assert_eq!(z_order(region, Vec2::NAN), 0);
         let point = Rect::from_center_size(Vec2::ZERO, Vec2::ZERO);
-        let _ = z_order(point, Vec2::new(1.0, -1.0));
+        // A region of no size: right of it is the last column, below it the first row.
+        assert_eq!(z_order(point, Vec2::new(1.0, -1.0)), 0x5555_5555);
     }
 
     #[test]
