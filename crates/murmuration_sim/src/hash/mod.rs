@@ -209,17 +209,20 @@ impl SpatialHash {
     /// `p` in the coordinates the hash stores: wrapped into the bounds when the edges wrap.
     #[inline]
     fn local(&self, p: Vec2) -> Vec2 {
-        let inside = |p: Vec2| {
-            let max = self.origin + self.world;
-            p.x >= self.origin.x && p.x < max.x && p.y >= self.origin.y && p.y < max.y
-        };
         // Nearly always inside: no remainder (a slow library call) then.
-        if self.wrap && !inside(p) {
+        if self.wrap && !self.in_world(p) {
             let q = self.origin + (p - self.origin).rem_euclid(self.world);
             q.min(self.origin + self.world - self.cell * 1e-6)
         } else {
             p
         }
+    }
+
+    /// Whether `p` lies in the world's rectangle (its far edges excluded). Branch-free.
+    #[inline(always)]
+    fn in_world(&self, p: Vec2) -> bool {
+        let max = self.origin + self.world;
+        (p.x >= self.origin.x) & (p.x < max.x) & (p.y >= self.origin.y) & (p.y < max.y)
     }
 
     /// The index of the cell holding `p` (any position: it is made [`Self::local`] first).
@@ -254,7 +257,7 @@ impl SpatialHash {
         const GROUP: usize = 8;
         /// Cell coordinates below this convert to `i32` exactly, by truncation.
         const LIMIT: f32 = (1 << 30) as f32;
-        let (origin, max, inv) = (self.origin, self.origin + self.world, self.inv_cell);
+        let (origin, inv) = (self.origin, self.inv_cell);
         let (last_col, last_row) = (self.cols as i32 - 1, self.rows as i32 - 1);
         let mut groups = positions.chunks_exact(GROUP);
         let mut outs = out.chunks_exact_mut(GROUP);
@@ -266,8 +269,7 @@ impl SpatialHash {
             let fy: [f32; GROUP] = core::array::from_fn(|l| (y[l] - origin.y) * inv.y);
             let plain = (0..GROUP).fold(true, |all, l| {
                 // Where the edges wrap, a point outside the world is wrapped first.
-                let local = !self.wrap
-                    | ((x[l] >= origin.x) & (x[l] < max.x) & (y[l] >= origin.y) & (y[l] < max.y));
+                let local = !self.wrap | self.in_world(Vec2::new(x[l], y[l]));
                 let in_range = (fx[l] >= 0.0) & (fx[l] < LIMIT) & (fy[l] >= 0.0) & (fy[l] < LIMIT);
                 all & local & in_range
             });
