@@ -6,12 +6,10 @@
 //!    in its own cell or the 8 around it;
 //! 2. count the boids per cell;
 //! 3. prefix-sum the counts into `cell_start`;
-//! 4. scatter each boid, as one 32-byte record (entity, position, velocity, species), to its
-//!    slot in cell order: one cache line written per boid;
-//! 5. split the records into contiguous arrays in slot order (struct of arrays: one array per
-//!    coordinate, so the neighbour loop reads 8 candidates with one vector load). Cells are
-//!    numbered row by row, so the three cells of one row of a 3x3 block are one contiguous
-//!    slice.
+//! 4. scatter each boid (entity, position, velocity, species) to its slot in cell order, straight
+//!    into contiguous arrays (struct of arrays: one array per coordinate, so the neighbour loop
+//!    reads 8 candidates with one vector load). Cells are numbered row by row, so the three
+//!    cells of one row of a 3x3 block are one contiguous slice.
 //!
 //! [`HashBuilder`] does it one boid at a time; the plugin's build (the private `parted` module)
 //! counts and scatters parts of the flock on several threads at once, with the same result.
@@ -22,7 +20,6 @@ use bevy::prelude::*;
 
 use crate::bounds::SimulationBounds;
 use crate::components::Position;
-use crate::parallel::{Parts, for_each_part};
 
 mod parted;
 
@@ -81,10 +78,6 @@ pub struct SpatialHash {
     /// Scratch: the next free slot of each cell while scattering.
     #[reflect(ignore)]
     cursor: Vec<u32>,
-    /// Scratch: each boid in its slot as one record, written by the scatter and then split
-    /// into the columns in one pass in slot order.
-    #[reflect(ignore)]
-    records: Vec<Record>,
     /// Scratch of a [`PartedBuild`](parted::PartedBuild): for every part, the next free slot
     /// of each cell.
     #[reflect(ignore)]
@@ -93,32 +86,6 @@ pub struct SpatialHash {
     /// slots in each cell.
     #[reflect(ignore)]
     part_end: Vec<u32>,
-}
-
-/// One boid as the scatter writes it: one aligned 32-byte record, so placing a boid at a random
-/// slot touches one cache line instead of one in each column.
-#[derive(Debug, Clone, Copy)]
-#[repr(C, align(32))]
-struct Record {
-    x: f32,
-    y: f32,
-    vx: f32,
-    vy: f32,
-    entity: Entity,
-    species: u16,
-}
-
-impl Default for Record {
-    fn default() -> Self {
-        Self {
-            x: 0.0,
-            y: 0.0,
-            vx: 0.0,
-            vy: 0.0,
-            entity: Entity::PLACEHOLDER,
-            species: 0,
-        }
-    }
 }
 
 impl SpatialHash {
@@ -711,14 +678,9 @@ impl HashBuilder<'_> {
         let slot = h.cursor[cell];
         h.cursor[cell] += 1;
         let local = h.local(position);
-        h.records[slot as usize] = Record {
-            x: local.x,
-            y: local.y,
-            vx: velocity.x,
-            vy: velocity.y,
-            entity,
-            species,
-        };
+        let i = slot as usize;
+        (h.x[i], h.y[i], h.vx[i], h.vy[i]) = (local.x, local.y, velocity.x, velocity.y);
+        (h.entities[i], h.species[i]) = (entity, species);
         slot
     }
 
@@ -737,45 +699,16 @@ impl HashBuilder<'_> {
         let n = h.cell_of.len();
         h.size_columns(n);
     }
-
-    /// Splits the records into the columns, in slot order.
-    fn split_records(&mut self) {
-        self.hash.split_records();
-    }
 }
 
 impl SpatialHash {
-    /// Sizes the records and the columns for `n` boids.
+    /// Sizes the columns for `n` boids.
     fn size_columns(&mut self, n: usize) {
-        self.records.resize(n, Record::default());
         self.entities.resize(n, Entity::PLACEHOLDER);
         for column in [&mut self.x, &mut self.y, &mut self.vx, &mut self.vy] {
             column.resize(n, 0.0);
         }
         self.species.resize(n, 0);
-    }
-
-    /// Splits the scatter's records into the columns, in slot order, in parts on the compute
-    /// task pool.
-    fn split_records(&mut self) {
-        let h = self;
-        let parts = (
-            &h.records[..],
-            (&mut h.entities[..], &mut h.species[..]),
-            (&mut h.x[..], &mut h.y[..]),
-            (&mut h.vx[..], &mut h.vy[..]),
-        );
-        // A plain copy: only worth a second thread for a large flock.
-        let cut = Parts {
-            min: 32_768,
-            ..Parts::EVEN
-        };
-        for_each_part(parts, cut, |(records, (e, s), (x, y), (vx, vy))| {
-            for (i, r) in records.iter().enumerate() {
-                (e[i], s[i], x[i], y[i], vx[i], vy[i]) =
-                    (r.entity, r.species, r.x, r.y, r.vx, r.vy);
-            }
-        });
     }
 }
 
@@ -786,7 +719,6 @@ impl Drop for HashBuilder<'_> {
             self.scan();
         }
         let keep = if self.placed == self.hash.cell_of.len() {
-            self.split_records();
             self.placed
         } else {
             // An incomplete build: drop everything rather than leave slots pointing nowhere.

@@ -11,7 +11,7 @@ use bevy::ecs::change_detection::Tick;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 
-use super::{Record, SpatialHash};
+use super::SpatialHash;
 use crate::bounds::SimulationBounds;
 use crate::components::{HashSlot, Position, Species, Velocity};
 use crate::parallel::{run_each, workers};
@@ -137,11 +137,10 @@ impl PartedBuild<'_> {
         let (n, cells, part_len) = (table.entities.len(), self.cells, self.part_len);
         let parts = n.div_ceil(part_len);
         let h = &mut *self.hash;
-        let mut records = core::mem::take(&mut h.records);
         let mut cursors = core::mem::take(&mut h.part_cursor);
+        let columns = Scatter::new(h);
         {
             let hash: &SpatialHash = h;
-            let records = Scatter(records.as_mut_ptr(), records.len());
             let (first, boids) = (self.parts * cells, self.boids..self.boids + n);
             let work = table
                 .parts(part_len)
@@ -149,13 +148,13 @@ impl PartedBuild<'_> {
                 .zip(cursors[first..].chunks_mut(cells))
                 .zip(hash.part_end[first..].chunks(cells));
             run_each(work, |(((part, cell_of), cursor), end)| {
-                let records = &records;
+                let columns = &columns;
                 for (i, &cell) in cell_of.iter().enumerate() {
                     // The slot a boid a little further on will take, about (boids of its cell
-                    // placed before then move it on by a slot or two): ask for its cache line
+                    // placed before then move it on by a slot or two): ask for its cache lines
                     // now, so that the scattered writes do not each wait for memory in turn.
                     if let Some(&ahead) = cell_of.get(i + PREFETCH_AHEAD) {
-                        records.prefetch(cursor[ahead as usize] as usize);
+                        columns.prefetch(cursor[ahead as usize] as usize);
                     }
                     let cell = cell as usize;
                     let slot = cursor[cell];
@@ -168,17 +167,10 @@ impl PartedBuild<'_> {
                     cursor[cell] += 1;
                     let position = hash.local(part.positions[i].0);
                     let velocity = part.velocities[i].0;
-                    let record = Record {
-                        x: position.x,
-                        y: position.y,
-                        vx: velocity.x,
-                        vy: velocity.y,
-                        entity: part.entities[i],
-                        species: part.species[i].0,
-                    };
+                    let (entity, species) = (part.entities[i], part.species[i].0);
                     // SAFETY: `slot` lies in this part's own range of `cell` (checked above),
                     // and the ranges of all parts and cells are disjoint.
-                    unsafe { records.write(slot as usize, record) };
+                    unsafe { columns.write(slot as usize, position, velocity, entity, species) };
                     if part.slots[i].0 != slot {
                         part.slots[i].0 = slot;
                         part.changed[i] = now;
@@ -186,13 +178,12 @@ impl PartedBuild<'_> {
                 }
             });
         }
-        h.records = records;
         h.part_cursor = cursors;
         self.parts += parts;
         self.boids += n;
     }
 
-    /// Ends the rebuild: splits the records into the columns.
+    /// Ends the rebuild.
     ///
     /// # Panics
     /// If fewer boids were placed than counted.
@@ -201,12 +192,7 @@ impl PartedBuild<'_> {
             self.scan();
         }
         let h = &mut *self.hash;
-        assert_eq!(
-            self.boids,
-            h.records.len(),
-            "every counted boid must be placed"
-        );
-        h.split_records();
+        assert_eq!(self.boids, h.x.len(), "every counted boid must be placed");
     }
 }
 
@@ -252,41 +238,97 @@ impl<'a> Table<'a> {
     }
 }
 
-/// The records array, shared by the parts of a scatter, each writing only its own slots.
-struct Scatter(*mut Record, usize);
+/// The hash's columns, shared by the parts of a scatter, each writing only its own slots.
+///
+/// One array per column, written straight at each boid's slot. (It was one 32-byte record per
+/// boid, one cache line, split into the columns by a second pass. With the flock's entities in
+/// about the hash's order, see [`FlockSpawn`](crate::FlockSpawn), the writes of a part fall in
+/// a few cells at a time and six columns cost no more misses than one record; the second pass
+/// was the cost: at 100,000 boids on two threads the rebuild went from 0.92 to 0.82 ms, level
+/// on one thread, and level on a flock mixed by 3,000 steps.)
+struct Scatter {
+    x: *mut f32,
+    y: *mut f32,
+    vx: *mut f32,
+    vy: *mut f32,
+    entities: *mut Entity,
+    species: *mut u16,
+    len: usize,
+}
 
 // SAFETY: the parts write disjoint slots (see `PartedBuild::place`), and nothing reads the
-// records until every part is done.
+// columns until every part is done.
 unsafe impl Send for Scatter {}
 // SAFETY: as above.
 unsafe impl Sync for Scatter {}
 
-/// How many boids ahead the scatter asks for the record it will write.
+/// How many boids ahead the scatter asks for the slot it will write.
 const PREFETCH_AHEAD: usize = 16;
 
 impl Scatter {
-    /// Asks the CPU to fetch the cache line of `slot` for writing: a hint, which does nothing
-    /// on other CPUs and never faults.
+    /// The columns of `hash`, sized for the build (all as long as the x column).
+    fn new(hash: &mut SpatialHash) -> Self {
+        let len = hash.x.len();
+        assert!(
+            [hash.y.len(), hash.vx.len(), hash.vy.len()]
+                .iter()
+                .all(|&l| l == len)
+                && hash.entities.len() == len
+                && hash.species.len() == len,
+            "the columns are sized together"
+        );
+        Self {
+            x: hash.x.as_mut_ptr(),
+            y: hash.y.as_mut_ptr(),
+            vx: hash.vx.as_mut_ptr(),
+            vy: hash.vy.as_mut_ptr(),
+            entities: hash.entities.as_mut_ptr(),
+            species: hash.species.as_mut_ptr(),
+            len,
+        }
+    }
+
+    /// Asks the CPU to fetch the cache lines of `slot` in every column for writing: a hint,
+    /// which does nothing on other CPUs and never faults.
     #[inline(always)]
     fn prefetch(&self, slot: usize) {
         #[cfg(target_arch = "x86_64")]
         {
             use core::arch::x86_64::{_MM_HINT_ET0, _mm_prefetch};
-            let at = self.0.wrapping_add(slot.min(self.1.saturating_sub(1)));
-            // SAFETY: a prefetch reads and writes nothing and never faults, whatever the address.
-            unsafe { _mm_prefetch::<_MM_HINT_ET0>(at.cast()) };
+            let at = slot.min(self.len.saturating_sub(1));
+            let lines: [*const i8; 6] = [
+                self.x.wrapping_add(at).cast(),
+                self.y.wrapping_add(at).cast(),
+                self.vx.wrapping_add(at).cast(),
+                self.vy.wrapping_add(at).cast(),
+                self.entities.wrapping_add(at).cast(),
+                self.species.wrapping_add(at).cast(),
+            ];
+            for line in lines {
+                // SAFETY: a prefetch reads and writes nothing and never faults, whatever the
+                // address.
+                unsafe { _mm_prefetch::<_MM_HINT_ET0>(line) };
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = slot;
     }
 
-    /// Writes `record` into `slot`.
+    /// Writes one boid into `slot` of every column.
     ///
     /// # Safety
     /// No other thread may write or read `slot` at the same time.
-    unsafe fn write(&self, slot: usize, record: Record) {
-        assert!(slot < self.1, "slot {slot} outside the records");
+    #[inline(always)]
+    unsafe fn write(&self, slot: usize, p: Vec2, v: Vec2, entity: Entity, species: u16) {
+        assert!(slot < self.len, "slot {slot} outside the columns");
         // SAFETY: in bounds (checked); exclusive by the caller's guarantee.
-        unsafe { self.0.add(slot).write(record) };
+        unsafe {
+            *self.x.add(slot) = p.x;
+            *self.y.add(slot) = p.y;
+            *self.vx.add(slot) = v.x;
+            *self.vy.add(slot) = v.y;
+            *self.entities.add(slot) = entity;
+            *self.species.add(slot) = species;
+        }
     }
 }
