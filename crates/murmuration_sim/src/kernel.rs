@@ -746,7 +746,7 @@ mod avx2 {
 mod avx512 {
     use core::arch::x86_64::*;
 
-    use super::avx2::{FIELD, Registers};
+    use super::avx2::Registers;
     use super::{
         Chunk, Counts, Gathered, LANES, Observer, Pairs, PassCounts, Totals, VIEW_ALL, VIEW_NARROW,
     };
@@ -754,19 +754,21 @@ mod avx512 {
     use crate::hash::SpatialHash;
     use crate::neighbours::Perception;
 
-    /// Whether this CPU can run this build (AVX-512 F and DQ, and AVX2 for a lone observer).
+    /// Whether this CPU can run this build (AVX-512 F and DQ, AVX2 for a lone observer, and
+    /// POPCNT for the counts).
     #[inline]
     pub(super) fn available() -> bool {
         std::is_x86_feature_detected!("avx512f")
             && std::is_x86_feature_detected!("avx512dq")
             && std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("popcnt")
     }
 
     /// [`super::slot_sums`] compiled for AVX-512.
     ///
     /// # Safety
     /// The CPU must pass [`available`].
-    #[target_feature(enable = "avx2,avx512f,avx512dq")]
+    #[target_feature(enable = "avx2,avx512f,avx512dq,popcnt")]
     pub(super) unsafe fn slot_sums<const VIEW: u8>(
         hash: &SpatialHash,
         perception: &Perception,
@@ -829,10 +831,15 @@ mod avx512 {
                 );
                 let zero = _mm512_setzero_ps();
                 let one = _mm512_set1_ps(1.0);
-                let (seen_one, same_one) = (_mm512_set1_epi32(1), _mm512_set1_epi32(1 << FIELD));
-                let coincident_one = _mm512_set1_epi32(1 << (2 * FIELD));
                 let mut s = [zero; 6];
-                let mut counts = _mm512_setzero_si512();
+                // Each count of `a` from the low eight bits of its mask, of `b` from the high
+                // eight: popcounts on the integer units, beside the vector work.
+                let (mut seen, mut same_count, mut coincident_count) =
+                    ([0u32; 2], [0u32; 2], [0u32; 2]);
+                let count = |into: &mut [u32; 2], mask: __mmask16| {
+                    into[0] += (mask & 0xff).count_ones();
+                    into[1] += (mask >> 8).count_ones();
+                };
                 for c in gathered.chunks() {
                     let Chunk {
                         x,
@@ -874,11 +881,17 @@ mod avx512 {
                     s[4] = _mm512_mask_add_ps(s[4], same, s[4], dx);
                     s[5] = _mm512_mask_add_ps(s[5], same, s[5], dy);
                     let coincident = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(d2, zero);
-                    counts = _mm512_mask_add_epi32(counts, near, counts, seen_one);
-                    counts = _mm512_mask_add_epi32(counts, same, counts, same_one);
-                    counts = _mm512_mask_add_epi32(counts, coincident, counts, coincident_one);
+                    count(&mut seen, near);
+                    count(&mut same_count, same);
+                    count(&mut coincident_count, coincident);
                 }
-                pair_totals(s, counts)
+                let counts = |i: usize| Counts {
+                    seen: seen[i],
+                    same: same_count[i],
+                    coincident: coincident_count[i],
+                };
+                let (a, b) = pair_totals(s);
+                ((a, counts(0)), (b, counts(1)))
             }
         }
     }
@@ -910,14 +923,14 @@ mod avx512 {
         unsafe { _mm512_add_ps(_mm512_shuffle_ps::<A>(u, v), _mm512_shuffle_ps::<B>(u, v)) }
     }
 
-    /// The six sums and the packed counts of two observers, one in each half of every register,
-    /// added up: each half's lanes in [`tree_sum`](super::tree_sum)'s order, but the twelve
-    /// sums' halvings done together, two or three registers to a shuffle.
+    /// The six sums of two observers, one in each half of every register, added up: each
+    /// half's lanes in [`tree_sum`](super::tree_sum)'s order, but the twelve sums' halvings
+    /// done together, two or three registers to a shuffle.
     ///
     /// # Safety
-    /// The CPU must have AVX-512 F and DQ.
+    /// The CPU must have AVX-512 F.
     #[inline(always)]
-    unsafe fn pair_totals(s: [__m512; 6], packed: __m512i) -> (Totals, Totals) {
+    unsafe fn pair_totals(s: [__m512; 6]) -> ([f32; 6], [f32; 6]) {
         // SAFETY: as the caller promises.
         unsafe {
             let [s0, s1, s2, s3, s4, s5] = s;
@@ -932,30 +945,7 @@ mod avx512 {
             _mm512_storeu_ps(f.as_mut_ptr(), last);
             // Quads: 0 = s0, s2, s4 of `a`; 1 = of `b`; 2 = s1, s3, s5 of `a`; 3 = of `b`.
             let sums = |q: usize| [f[q], f[q + 8], f[q + 1], f[q + 9], f[q + 2], f[q + 10]];
-
-            // The counts: `seen | same << 16` and `coincident` (the sums over a half fit 16 bits
-            // each), their halves' lanes added together the same way (integers: any order).
-            let mask = _mm512_set1_epi32((1 << FIELD) - 1);
-            let seen = _mm512_and_si512(packed, mask);
-            let same = _mm512_and_si512(_mm512_srli_epi32::<{ FIELD as u32 }>(packed), mask);
-            let seen_same = _mm512_or_si512(seen, _mm512_slli_epi32::<16>(same));
-            let coincident = _mm512_srli_epi32::<{ 2 * FIELD as u32 }>(packed);
-            let c = _mm512_add_epi32(
-                _mm512_shuffle_i32x4::<0b10_00_10_00>(seen_same, coincident),
-                _mm512_shuffle_i32x4::<0b11_01_11_01>(seen_same, coincident),
-            );
-            let c = _mm512_add_epi32(c, _mm512_shuffle_epi32::<0b01_00_11_10>(c));
-            let c = _mm512_add_epi32(c, _mm512_shuffle_epi32::<0b10_11_00_01>(c));
-            let mut n = [0u32; 16];
-            _mm512_storeu_si512(n.as_mut_ptr().cast(), c);
-            // Every lane of a quad now holds the quad's total. Quads: 0 = `seen | same << 16`
-            // of `a`, 1 = of `b`; 2 = `coincident` of `a`, 3 = of `b`.
-            let counts = |q: usize| Counts {
-                seen: n[4 * q] & 0xffff,
-                same: n[4 * q] >> 16,
-                coincident: n[4 * q + 8],
-            };
-            ((sums(0), counts(0)), (sums(4), counts(1)))
+            (sums(0), sums(4))
         }
     }
 }
