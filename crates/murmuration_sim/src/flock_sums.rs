@@ -28,7 +28,7 @@ pub struct PassCounts {
 /// How the slots are cut over threads: many parts a thread, so that threads finish close
 /// together though cells differ in cost.
 const PARTS: Parts = Parts {
-    min: 2048,
+    min: 256,
     per_thread: 32,
 };
 

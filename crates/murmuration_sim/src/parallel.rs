@@ -23,8 +23,9 @@ pub(crate) trait Split: Sized + Send {
 /// How finely to cut.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Parts {
-    /// The fewest items in a part: below this, handing a task to a thread costs more than the
-    /// part takes.
+    /// The fewest items in a part: below this, handing the part to another thread costs more
+    /// than the part takes. Parts are cheap to hand out (see `crew`): a part of a thousand
+    /// boids takes a few microseconds.
     pub min: usize,
     /// Parts per thread, at most: more evens out parts that differ in cost, fewer costs less to
     /// hand out (each part is claimed with an atomic add, and its result has a place of its own).
@@ -34,7 +35,7 @@ pub(crate) struct Parts {
 impl Parts {
     /// For work where every item costs about the same: a few parts a thread.
     pub const EVEN: Self = Self {
-        min: 4096,
+        min: 1024,
         per_thread: 4,
     };
 }

@@ -16,8 +16,9 @@ use crate::bounds::SimulationBounds;
 use crate::components::{HashSlot, Position, Species, Velocity};
 use crate::parallel::{run_each, workers};
 
-/// The fewest boids in a part (below this a task costs more than it saves).
-const MIN_PART: usize = 8192;
+/// The fewest boids in a part: every part has its own count of every cell, which the scan
+/// walks, so a small flock is cut in fewer parts than there are threads.
+const MIN_PART: usize = 2048;
 
 /// A rebuild in progress: [`count`](Self::count) every table's boids, then
 /// [`place`](Self::place) the same tables in the same order, then [`finish`](Self::finish).
