@@ -10,6 +10,8 @@
 
 use core::ops::Range;
 
+mod crew;
+
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 
 /// Work that can be cut in two at an index, as a slice can (or several slices side by side).
@@ -66,7 +68,7 @@ fn on_pool_thread() -> bool {
 
 /// Runs `f` on parts of `items` and folds what the parts returned, in order, with `combine`.
 /// With fewer than two [`workers`], or with too few items to cut, `f` runs once, on all of
-/// them, on this thread (and nothing is allocated).
+/// them, on this thread.
 pub(crate) fn fold_parts<S: Split, R: Send>(
     items: S,
     parts: Parts,
@@ -82,250 +84,45 @@ pub(crate) fn fold_parts<S: Split, R: Send>(
     if threads < 2 || len <= part {
         return f(items);
     }
-    let mut cut = Vec::with_capacity(len.div_ceil(part));
-    let mut rest = items;
-    while rest.len() > part {
-        let (head, tail) = rest.split_at(part);
-        cut.push(head);
-        rest = tail;
-    }
-    cut.push(rest);
-    crew::run(pool, threads, cut, f)
-        .into_iter()
-        .reduce(combine)
-        .expect("at least one part ran")
+    let mut rest = Some(items);
+    let cut = core::iter::from_fn(move || {
+        let items = rest.take()?;
+        if items.len() <= part {
+            return Some(items);
+        }
+        let (head, tail) = items.split_at(part);
+        rest = Some(tail);
+        Some(head)
+    });
+    crew::run(pool, threads, cut, &f, combine).expect("at least one part ran")
 }
 
 /// Runs `f` on every item of `work`, each its own part, or at once on this thread when there
 /// is only one item. For work already cut into parts that differ in shape (a part with its own
 /// counts, say), where [`Split`] cannot do the cutting.
 pub(crate) fn run_each<W: Send>(work: impl Iterator<Item = W>, f: impl Fn(W) + Sync) {
-    let work: Vec<W> = work.collect();
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
     let threads = workers(pool);
-    if work.len() < 2 || threads < 2 {
-        return work.into_iter().for_each(f);
+    let mut work = work.peekable();
+    let Some(first) = work.next() else {
+        return;
+    };
+    if threads < 2 || work.peek().is_none() {
+        f(first);
+        return work.for_each(f);
     }
-    crew::run(pool, threads, work, f);
+    crew::run(
+        pool,
+        threads,
+        core::iter::once(first).chain(work),
+        &f,
+        |(), ()| (),
+    );
 }
 
 /// [`fold_parts`] for work that returns nothing.
 pub(crate) fn for_each_part<S: Split>(items: S, parts: Parts, f: impl Fn(S) + Sync) {
     fold_parts(items, parts, f, |(), ()| ());
-}
-
-/// The crew: the threads that work through the parts of a pass beside the thread that asked.
-///
-/// A step is a chain of short passes (count, scatter, split, neighbours, forces, integration,
-/// transforms), each a few hundred microseconds at 100,000 boids. A thread of Bevy's pool that
-/// has gone to sleep takes 40-60 us to wake (measured on the 2-vCPU development VM), so a pass
-/// handed to the pool as a scope of tasks lost most of its second thread to the wake-up. Here
-/// the caller posts a pass as one [`Job`] whose parts any thread claims by index, and a
-/// helper, a task on the compute pool, keeps looking for the next job for [`LINGER`] after its
-/// last part before it hands its thread back: the passes of one step find it awake.
-///
-/// Nobody ever waits for a part nobody has claimed: the caller claims parts too, so a pass
-/// finishes on the caller alone if no helper comes (a busy pool, one thread); it waits only for
-/// parts a helper is running. What a part returns goes in the part's own place, so the result
-/// never depends on who ran which part.
-mod crew {
-    use core::cell::UnsafeCell;
-    use core::hint::spin_loop;
-    use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-    use core::time::Duration;
-    use std::any::Any;
-    use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-    use std::sync::{Arc, Mutex, PoisonError};
-
-    use bevy::platform::time::Instant;
-    use bevy::tasks::TaskPool;
-
-    /// How long a helper keeps looking for a new job after its last part. Long enough to
-    /// bridge the gaps between the passes of one step (the serial work between them, Bevy's
-    /// schedule), short enough that the thread goes back to the pool soon after the step.
-    pub(super) const LINGER: Duration = Duration::from_micros(250);
-
-    /// One pass: `parts` parts, claimed by index.
-    struct Job {
-        /// Runs part `i` of the pass behind `ctx`.
-        run: unsafe fn(*const (), usize),
-        /// The caller's [`Pass`], on its stack.
-        ctx: *const (),
-        parts: usize,
-        /// The next part to claim.
-        next: AtomicUsize,
-        /// Parts finished.
-        done: AtomicUsize,
-    }
-
-    // SAFETY: `ctx` points at a `Pass` whose parts are `Send` and whose function is `Sync`, and
-    // it is only used for a part index claimed below `parts`, which the caller outlives (it
-    // returns only once every part is done, and no index below `parts` is claimed twice).
-    unsafe impl Send for Job {}
-    // SAFETY: as above.
-    unsafe impl Sync for Job {}
-
-    impl Job {
-        /// Claims and runs parts until there are none left; whether it ran any.
-        fn work(&self) -> bool {
-            let mut ran = false;
-            loop {
-                let i = self.next.fetch_add(1, Ordering::Relaxed);
-                if i >= self.parts {
-                    return ran;
-                }
-                // SAFETY: `i` is below `parts` and claimed by this thread alone, so the
-                // caller is still waiting for it (see `Job`'s `Send`).
-                unsafe { (self.run)(self.ctx, i) };
-                self.done.fetch_add(1, Ordering::Release);
-                ran = true;
-            }
-        }
-    }
-
-    /// The job on offer, and the helpers looking for one.
-    struct Board {
-        job: Mutex<Option<Arc<Job>>>,
-        /// Bumped whenever a job is posted, so helpers can wait on a load instead of the lock.
-        posted: AtomicU64,
-        /// Helpers spawned and not yet gone.
-        helpers: AtomicUsize,
-    }
-
-    static BOARD: Board = Board {
-        job: Mutex::new(None),
-        posted: AtomicU64::new(0),
-        helpers: AtomicUsize::new(0),
-    };
-
-    /// The caller's side of a job: the parts not yet claimed, what each returned, and the
-    /// first panic of any part.
-    struct Pass<'f, S, R, F> {
-        parts: Vec<UnsafeCell<Option<S>>>,
-        results: Vec<UnsafeCell<Option<R>>>,
-        f: &'f F,
-        panic: Mutex<Option<Box<dyn Any + Send>>>,
-    }
-
-    /// Runs part `i` of the [`Pass`] at `ctx`.
-    ///
-    /// # Safety
-    /// `ctx` must point at a live `Pass<S, R, F>` and `i` must be a part index that no other
-    /// call gets.
-    unsafe fn run_part<S, R, F: Fn(S) -> R>(ctx: *const (), i: usize) {
-        // SAFETY: as the caller promises: the pass is alive and part `i` is this call's alone.
-        let (pass, part) = unsafe {
-            let pass = &*ctx.cast::<Pass<'_, S, R, F>>();
-            (pass, (*pass.parts[i].get()).take())
-        };
-        let part = part.expect("every part is claimed once");
-        match catch_unwind(AssertUnwindSafe(|| (pass.f)(part))) {
-            // SAFETY: part `i`'s result is this call's alone (as above).
-            Ok(result) => unsafe { *pass.results[i].get() = Some(result) },
-            Err(panic) => {
-                let mut first = pass.panic.lock().unwrap_or_else(PoisonError::into_inner);
-                first.get_or_insert(panic);
-            }
-        }
-    }
-
-    /// Runs `f` on every part, on this thread and up to `threads - 1` helpers, and returns
-    /// what each part returned, in order. A panic in any part is raised again here, once every
-    /// part has finished.
-    pub(super) fn run<S: Send, R: Send, F: Fn(S) -> R + Sync>(
-        pool: &TaskPool,
-        threads: usize,
-        parts: Vec<S>,
-        f: F,
-    ) -> Vec<R> {
-        let n = parts.len();
-        let pass = Pass {
-            parts: parts
-                .into_iter()
-                .map(|p| UnsafeCell::new(Some(p)))
-                .collect(),
-            results: (0..n).map(|_| UnsafeCell::new(None)).collect(),
-            f: &f,
-            panic: Mutex::new(None),
-        };
-        let job = Arc::new(Job {
-            run: run_part::<S, R, F>,
-            ctx: (&raw const pass).cast(),
-            parts: n,
-            next: AtomicUsize::new(0),
-            done: AtomicUsize::new(0),
-        });
-        post(pool, threads - 1, &job);
-        job.work();
-        // NOTE: the wait must come before anything leaves this function, a panic included:
-        // a helper may still be running a part it claimed, on `pass`.
-        let mut spins = 0u32;
-        while job.done.load(Ordering::Acquire) < n {
-            spins += 1;
-            if spins < 1 << 14 {
-                spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
-        }
-        withdraw(&job);
-        let Pass { results, panic, .. } = pass;
-        if let Some(panic) = panic.into_inner().unwrap_or_else(PoisonError::into_inner) {
-            resume_unwind(panic);
-        }
-        results
-            .into_iter()
-            .map(|r| r.into_inner().expect("every part ran"))
-            .collect()
-    }
-
-    /// Offers `job` to the helpers, and spawns helpers on `pool` until `helpers` are about.
-    fn post(pool: &TaskPool, helpers: usize, job: &Arc<Job>) {
-        *BOARD.job.lock().unwrap_or_else(PoisonError::into_inner) = Some(job.clone());
-        BOARD.posted.fetch_add(1, Ordering::Release);
-        while BOARD.helpers.load(Ordering::Relaxed) < helpers {
-            BOARD.helpers.fetch_add(1, Ordering::Relaxed);
-            pool.spawn(async { help() }).detach();
-        }
-    }
-
-    /// Takes `job` off the board, unless another has replaced it.
-    fn withdraw(job: &Arc<Job>) {
-        let mut on_board = BOARD.job.lock().unwrap_or_else(PoisonError::into_inner);
-        if on_board.as_ref().is_some_and(|j| Arc::ptr_eq(j, job)) {
-            *on_board = None;
-        }
-    }
-
-    /// A helper: works on whatever job is posted until none has come for [`LINGER`].
-    fn help() {
-        let mut seen = 0;
-        let mut idle_since = Instant::now();
-        let mut spins = 0u32;
-        loop {
-            let posted = BOARD.posted.load(Ordering::Acquire);
-            if posted != seen {
-                seen = posted;
-                let job = BOARD
-                    .job
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .clone();
-                if job.is_some_and(|job| job.work()) {
-                    idle_since = Instant::now();
-                }
-                continue;
-            }
-            spin_loop();
-            spins = spins.wrapping_add(1);
-            if spins.is_multiple_of(64) && idle_since.elapsed() > LINGER {
-                // A job posted while this helper leaves finds one helper too few and is done
-                // by its caller alone, or by a helper it spawns.
-                BOARD.helpers.fetch_sub(1, Ordering::Relaxed);
-                return;
-            }
-        }
-    }
 }
 
 impl<T: Send> Split for &mut [T] {
