@@ -86,6 +86,10 @@ pub struct SpatialHash {
     /// slots in each cell.
     #[reflect(ignore)]
     part_end: Vec<u32>,
+    /// Scratch of a [`PartedBuild`](parted::PartedBuild)'s scan: the boids of each run of
+    /// cells, then the first slot of each.
+    #[reflect(ignore)]
+    run_start: Vec<u32>,
 }
 
 impl SpatialHash {
