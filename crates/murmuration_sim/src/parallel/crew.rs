@@ -20,7 +20,7 @@ use core::cell::{Cell, UnsafeCell};
 use core::hint::spin_loop;
 use core::marker::PhantomData;
 use core::mem::{MaybeUninit, align_of, size_of};
-use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use core::time::Duration;
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
@@ -29,9 +29,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use bevy::platform::time::Instant;
 use bevy::tasks::TaskPool;
 
-/// How long a helper keeps looking for a new job after its last part. Long enough to bridge
-/// the gaps between the passes of one step (the serial work between them, Bevy's schedule),
-/// short enough that the thread goes back to the pool soon after the step.
+/// How long a helper keeps looking for a new job once no job is on offer. Long enough to
+/// bridge the gaps between the passes of one step (the serial work between them, Bevy's
+/// schedule), short enough that the thread goes back to the pool soon after the step. (The
+/// time a caller spends finishing its own last part does not count: at a million boids a part
+/// takes longer than this.)
 pub(super) const LINGER: Duration = Duration::from_micros(250);
 
 /// One pass: `parts` parts, claimed by index.
@@ -75,6 +77,8 @@ impl Job {
 /// The job on offer, and the helpers looking for one.
 struct Board {
     job: Mutex<Option<Arc<Job>>>,
+    /// Whether a job is on offer (a pass is under way), readable without the lock.
+    open: AtomicBool,
     /// Bumped whenever a job is posted, so helpers can wait on a load instead of the lock.
     posted: AtomicU64,
     /// Helpers spawned and not yet gone.
@@ -83,9 +87,13 @@ struct Board {
 
 static BOARD: Board = Board {
     job: Mutex::new(None),
+    open: AtomicBool::new(false),
     posted: AtomicU64::new(0),
     helpers: AtomicUsize::new(0),
 };
+
+/// Jobs each thread keeps ([`SPARES`]).
+const SPARES_KEPT: usize = 4;
 
 /// A unit of [`ROOM`]: 16 bytes, 16-byte aligned.
 #[derive(Clone, Copy)]
@@ -96,8 +104,11 @@ thread_local! {
     /// This thread's buffer for the [`Slot`]s of its passes, kept from pass to pass. A pass
     /// inside a part, while the buffer is taken, starts one of its own.
     static ROOM: Cell<Vec<Unit>> = const { Cell::new(Vec::new()) };
-    /// This thread's last [`Job`], to run the next pass with once no helper holds it.
-    static SPARE: Cell<Option<Arc<Job>>> = const { Cell::new(None) };
+    /// This thread's last [`Job`]s, to run the next pass with one no helper holds. (A helper
+    /// lets go of a job just after its last part, so the job of the pass before may still be
+    /// held when the next pass starts; a few spares cover every helper of a small machine.)
+    static SPARES: Cell<[Option<Arc<Job>>; SPARES_KEPT]> =
+        const { Cell::new([None, None, None, None]) };
 }
 
 /// One part's place in a pass: the part until it is claimed, then what it returned.
@@ -229,7 +240,7 @@ pub(super) fn run<S: Send, R: Send, F: Fn(S) -> R + Sync>(
         }
     }
     withdraw(&job);
-    SPARE.set(Some(job));
+    keep(job);
     if let Some(panic) = pass
         .panic
         .into_inner()
@@ -248,14 +259,23 @@ pub(super) fn run<S: Send, R: Send, F: Fn(S) -> R + Sync>(
     })
 }
 
-/// A job for `parts` parts of the pass at `ctx`: this thread's last one if no helper still
-/// holds it, else a new one.
+/// A job for `parts` parts of the pass at `ctx`: one of this thread's spares that no helper
+/// holds, else a new one.
 fn job(run: unsafe fn(*const (), usize), ctx: *const (), parts: usize) -> Arc<Job> {
-    let mut spare = SPARE.take();
-    if let Some(job) = spare.as_mut().and_then(Arc::get_mut) {
-        (job.run, job.ctx, job.parts) = (run, ctx, parts);
-        (*job.next.get_mut(), *job.done.get_mut()) = (0, 0);
-        return spare.expect("just looked at");
+    let mut spares = SPARES.take();
+    let free = spares.iter_mut().find_map(|spare| {
+        spare
+            .as_mut()
+            .and_then(Arc::get_mut)
+            .is_some()
+            .then(|| spare.take())
+    });
+    SPARES.set(spares);
+    if let Some(mut job) = free.flatten() {
+        let fresh = Arc::get_mut(&mut job).expect("a spare nobody else held a moment ago");
+        (fresh.run, fresh.ctx, fresh.parts) = (run, ctx, parts);
+        (*fresh.next.get_mut(), *fresh.done.get_mut()) = (0, 0);
+        return job;
     }
     Arc::new(Job {
         run,
@@ -266,9 +286,27 @@ fn job(run: unsafe fn(*const (), usize), ctx: *const (), parts: usize) -> Arc<Jo
     })
 }
 
+/// Keeps `job` among this thread's spares: in an empty place, else in place of one a helper
+/// still holds.
+fn keep(job: Arc<Job>) {
+    let mut spares = SPARES.take();
+    let place = spares
+        .iter()
+        .position(Option::is_none)
+        .or_else(|| {
+            let held =
+                |spare: &Option<Arc<Job>>| spare.as_ref().is_some_and(|j| Arc::strong_count(j) > 1);
+            spares.iter().position(held)
+        })
+        .unwrap_or(0);
+    spares[place] = Some(job);
+    SPARES.set(spares);
+}
+
 /// Offers `job` to the helpers, and spawns helpers on `pool` until `helpers` are about.
 fn post(pool: &TaskPool, helpers: usize, job: &Arc<Job>) {
     *BOARD.job.lock().unwrap_or_else(PoisonError::into_inner) = Some(job.clone());
+    BOARD.open.store(true, Ordering::Relaxed);
     BOARD.posted.fetch_add(1, Ordering::Release);
     while BOARD.helpers.load(Ordering::Relaxed) < helpers {
         BOARD.helpers.fetch_add(1, Ordering::Relaxed);
@@ -281,10 +319,11 @@ fn withdraw(job: &Arc<Job>) {
     let mut on_board = BOARD.job.lock().unwrap_or_else(PoisonError::into_inner);
     if on_board.as_ref().is_some_and(|j| Arc::ptr_eq(j, job)) {
         *on_board = None;
+        BOARD.open.store(false, Ordering::Relaxed);
     }
 }
 
-/// A helper: works on whatever job is posted until none has come for [`LINGER`].
+/// A helper: works on whatever job is posted until none has been on offer for [`LINGER`].
 fn help() {
     let mut seen = 0;
     let mut idle_since = Instant::now();
@@ -305,7 +344,13 @@ fn help() {
         }
         spin_loop();
         spins = spins.wrapping_add(1);
-        if spins.is_multiple_of(64) && idle_since.elapsed() > LINGER {
+        if !spins.is_multiple_of(64) {
+            continue;
+        }
+        if BOARD.open.load(Ordering::Relaxed) {
+            // A pass is under way (its caller is on its last parts): more will come.
+            idle_since = Instant::now();
+        } else if idle_since.elapsed() > LINGER {
             // A job posted while this helper leaves finds one helper too few and is done by
             // its caller alone, or by a helper it spawns.
             BOARD.helpers.fetch_sub(1, Ordering::Relaxed);
