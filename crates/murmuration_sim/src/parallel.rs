@@ -9,9 +9,11 @@
 //! never depends on the number of threads.
 
 use core::ops::Range;
+use core::panic::Location;
 
 mod crew;
 
+use bevy::ecs::change_detection::{ContiguousComponentTicksMut, Tick};
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 
 /// Work that can be cut in two at an index, as a slice can (or several slices side by side).
@@ -123,6 +125,48 @@ pub(crate) fn run_each<W: Send>(work: impl Iterator<Item = W>, f: impl Fn(W) + S
 /// [`fold_parts`] for work that returns nothing.
 pub(crate) fn for_each_part<S: Split>(items: S, parts: Parts, f: impl Fn(S) + Sync) {
     fold_parts(items, parts, f, |(), ()| ());
+}
+
+/// The change ticks of a component that a pass changes on every entity of a table, marked
+/// part by part, on every thread, by [`Changing::mark`]: `ContiguousMut::split` marks them
+/// all at once on the calling thread (at a million boids 0.2-0.3 ms a component, while the
+/// other threads wait).
+pub(crate) struct Changing<'a> {
+    ticks: &'a mut [Tick],
+    now: Tick,
+}
+
+impl<'a> Changing<'a> {
+    /// The ticks of the slices `ContiguousMut::bypass_change_detection_split` gave `ticks` for.
+    /// Where Bevy records where changes come from (its `track_location` feature), this caller is
+    /// recorded here, on this thread.
+    #[track_caller]
+    pub fn new(ticks: &'a mut ContiguousComponentTicksMut<'_>) -> Self {
+        let caller = Location::caller();
+        ticks.changed_by_mut().map(|by| by.fill(caller));
+        let now = ticks.this_run();
+        Self {
+            ticks: ticks.changed_mut(),
+            now,
+        }
+    }
+
+    /// Marks this part's entities changed.
+    pub fn mark(self) {
+        self.ticks.fill(self.now);
+    }
+}
+
+impl Split for Changing<'_> {
+    fn len(&self) -> usize {
+        self.ticks.len()
+    }
+
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (a, b) = self.ticks.split_at_mut(mid);
+        let now = self.now;
+        (Self { ticks: a, now }, Self { ticks: b, now })
+    }
 }
 
 impl<T: Send> Split for &mut [T] {

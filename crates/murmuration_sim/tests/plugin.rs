@@ -259,3 +259,46 @@ fn the_topological_mode_follows_k_neighbours() {
     // Dense enough that everybody has 7 others within twice the perception radius.
     assert_eq!(stats.neighbours, 400 * 7);
 }
+
+/// How many boids a `Last` system saw changed, per component, in the step just run.
+#[derive(Resource, Default, Debug, Clone, Copy, PartialEq)]
+struct ChangedCounts {
+    position: usize,
+    velocity: usize,
+    acceleration: usize,
+    previous: usize,
+}
+
+#[test]
+fn a_step_marks_every_moving_boid_changed() {
+    // Enough boids that the flocking pass and integration are cut into parts.
+    let bounds = SimulationBounds::wrap(rect(3000.0, 3000.0));
+    let mut app = flock_app(FlockParams::starlings(), bounds, 6000, 4);
+    app.init_resource::<ChangedCounts>().add_systems(
+        FixedUpdate,
+        (|p: Query<(), (With<Boid>, Changed<Position>)>,
+          v: Query<(), (With<Boid>, Changed<Velocity>)>,
+          a: Query<(), (With<Boid>, Changed<Acceleration>)>,
+          q: Query<(), (With<Boid>, Changed<PreviousPosition>)>,
+          mut counts: ResMut<ChangedCounts>| {
+            *counts = ChangedCounts {
+                position: p.iter().count(),
+                velocity: v.iter().count(),
+                acceleration: a.iter().count(),
+                previous: q.iter().count(),
+            };
+        })
+        .in_set(BoidsSystems::Last),
+    );
+    step(&mut app, 3);
+    let all = ChangedCounts {
+        position: 6000,
+        velocity: 6000,
+        acceleration: 6000,
+        previous: 6000,
+    };
+    for _ in 0..3 {
+        assert_eq!(*app.world().resource::<ChangedCounts>(), all);
+        step(&mut app, 1);
+    }
+}

@@ -58,12 +58,11 @@ impl SpatialHash {
         };
         self.layout(bounds, cell_size, occupied, count);
         let cells = (self.cols * self.rows) as usize;
-        self.cell_start.clear();
+        // Only sized, not cleared (a million boids have a quarter of a million cells, and
+        // clearing is serial): the scan writes every cell's start, the counts every boid's
+        // cell, and each part clears its own counts.
         self.cell_start.resize(cells + 1, 0);
-        // Only sized, not cleared: the counts write every boid's cell.
         self.cell_of.resize(count, 0);
-        self.part_cursor.clear();
-        self.part_end.clear();
         self.size_columns(count);
         PartedBuild {
             hash: self,
@@ -93,6 +92,7 @@ impl PartedBuild<'_> {
                 .zip(cell_of[self.boids..self.boids + n].chunks_mut(part_len))
                 .zip(counts[self.parts * cells..].chunks_mut(cells));
             run_each(work, |((positions, cell_of), counts)| {
+                counts.fill(0);
                 h.cell_indices(positions, cell_of);
                 for &cell in cell_of.iter() {
                     counts[cell as usize] += 1;
@@ -115,7 +115,7 @@ impl PartedBuild<'_> {
     fn scan(&mut self) {
         let (cells, parts) = (self.cells, self.parts);
         let h = &mut *self.hash;
-        h.part_end.clear();
+        // Only sized: the layout writes every part's end in every cell.
         h.part_end.resize(parts * cells, 0);
         h.run_start.clear();
         h.run_start.resize(cells.div_ceil(SCAN_RUN), 0);
@@ -425,6 +425,42 @@ mod tests {
     use crate::components::{HashSlot, Position, Species, Velocity};
     use crate::hash::SpatialHash;
 
+    /// Builds `hash` in parts from two tables (the boids' first 7,000 and the rest), each told
+    /// its slot at tick 9.
+    fn parted_build(
+        hash: &mut SpatialHash,
+        bounds: &SimulationBounds,
+        (entities, positions, velocities, species): (
+            &[Entity],
+            &[Position],
+            &[Velocity],
+            &[Species],
+        ),
+        (slots, changed): (&mut [HashSlot], &mut [Tick]),
+    ) {
+        let (n, cut) = (entities.len(), 7_000);
+        let mut build = hash.begin_parted(bounds, 1.0, bounds.rect, [cut, n - cut].into_iter());
+        build.count(&positions[..cut]);
+        build.count(&positions[cut..]);
+        let (first_slots, last_slots) = slots.split_at_mut(cut);
+        let (first_changed, last_changed) = changed.split_at_mut(cut);
+        for (range, slots, changed) in [
+            (0..cut, first_slots, first_changed),
+            (cut..n, last_slots, last_changed),
+        ] {
+            let table = Table {
+                entities: &entities[range.clone()],
+                positions: &positions[range.clone()],
+                velocities: &velocities[range.clone()],
+                species: &species[range],
+                slots,
+                changed,
+            };
+            build.place(table, Tick::new(9));
+        }
+        build.finish();
+    }
+
     /// Two tables, cut into parts and placed on the compute task pool, over more cells than
     /// one run of the scan: the same hash as the serial build, and every boid told its slot.
     #[test]
@@ -448,45 +484,27 @@ mod tests {
         serial.rebuild(&bounds, 1.0, &list);
         assert!(serial.dims().x * serial.dims().y > 2 * super::SCAN_RUN as u32);
 
+        // Built twice: first from other positions (the arrays keep their contents between
+        // builds, and must not leak into the next).
         let mut parted = SpatialHash::default();
+        let elsewhere: Vec<Position> = positions.iter().map(|p| Position(p.0.yx())).collect();
         let mut slots = vec![HashSlot::NONE; n as usize];
         let mut changed = vec![Tick::new(0); n as usize];
-        let cut = 7_000;
-        let mut build = parted.begin_parted(
+        parted_build(
+            &mut parted,
             &bounds,
-            1.0,
-            bounds.rect,
-            [cut, n as usize - cut].into_iter(),
+            (&entities, &elsewhere, &velocities, &species),
+            (&mut slots, &mut changed),
         );
-        build.count(&positions[..cut]);
-        build.count(&positions[cut..]);
-        let (first_slots, last_slots) = slots.split_at_mut(cut);
-        let (first_changed, last_changed) = changed.split_at_mut(cut);
         let now = Tick::new(9);
-        build.place(
-            Table {
-                entities: &entities[..cut],
-                positions: &positions[..cut],
-                velocities: &velocities[..cut],
-                species: &species[..cut],
-                slots: first_slots,
-                changed: first_changed,
-            },
-            now,
+        changed.fill(Tick::new(0));
+        let mut slots = vec![HashSlot::NONE; n as usize];
+        parted_build(
+            &mut parted,
+            &bounds,
+            (&entities, &positions, &velocities, &species),
+            (&mut slots, &mut changed),
         );
-        build.place(
-            Table {
-                entities: &entities[cut..],
-                positions: &positions[cut..],
-                velocities: &velocities[cut..],
-                species: &species[cut..],
-                slots: last_slots,
-                changed: last_changed,
-            },
-            now,
-        );
-        build.finish();
-
         assert_eq!(parted.entities(), serial.entities());
         assert!(parted.positions().eq(serial.positions()));
         assert!(parted.velocities().eq(serial.velocities()));

@@ -9,7 +9,7 @@ use crate::components::{Acceleration, Arrive, Boid, HashSlot, MaxSpeed};
 use crate::flock_sums::{FlockSlots, flock_sums};
 use crate::hash::SpatialHash;
 use crate::neighbours::NeighbourSearch;
-use crate::parallel::{DENSE, Parts, for_each_part};
+use crate::parallel::{Changing, DENSE, Parts, for_each_part};
 use crate::stats::FlockStats;
 use crate::systems::prepare::StepConfig;
 
@@ -32,29 +32,36 @@ pub(crate) fn flock(
     let weights = RuleWeights::of(params);
     let slots = &slots;
     for (slot, acceleration, max_speed, unit) in boids.contiguous_iter_mut().expect(DENSE) {
-        let parts = (slot, ContiguousMut::split(acceleration).0, max_speed);
-        for_each_part(parts, Parts::EVEN, |(slot, acceleration, max_speed)| {
-            for (i, (slot, acceleration)) in slot.iter().zip(acceleration).enumerate() {
-                let slot = slot.0 as usize;
-                let Some(&force) = slots.forces.get(slot) else {
-                    continue;
-                };
-                if max_speed.is_none() && !unit {
-                    acceleration.0 += force;
-                    continue;
+        // Every boid's acceleration changes: the change ticks are marked in the parts.
+        let (acceleration, mut ticks) = ContiguousMut::bypass_change_detection_split(acceleration);
+        let parts = (slot, acceleration, max_speed, Changing::new(&mut ticks));
+        for_each_part(
+            parts,
+            Parts::EVEN,
+            |(slot, acceleration, max_speed, changing)| {
+                changing.mark();
+                for (i, (slot, acceleration)) in slot.iter().zip(acceleration).enumerate() {
+                    let slot = slot.0 as usize;
+                    let Some(&force) = slots.forces.get(slot) else {
+                        continue;
+                    };
+                    if max_speed.is_none() && !unit {
+                        acceleration.0 += force;
+                        continue;
+                    }
+                    // Rare: a boid with its own top speed, or a unit.
+                    let speed = max_speed.map_or(params.max_speed, |m| m[i].0);
+                    acceleration.0 += flocking_force(
+                        &slots.sums[slot],
+                        hash.velocity(slot),
+                        speed,
+                        params.max_force,
+                        weights,
+                        unit,
+                        params.separation_distance,
+                    );
                 }
-                // Rare: a boid with its own top speed, or a unit.
-                let speed = max_speed.map_or(params.max_speed, |m| m[i].0);
-                acceleration.0 += flocking_force(
-                    &slots.sums[slot],
-                    hash.velocity(slot),
-                    speed,
-                    params.max_force,
-                    weights,
-                    unit,
-                    params.separation_distance,
-                );
-            }
-        });
+            },
+        );
     }
 }

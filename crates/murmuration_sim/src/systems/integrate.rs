@@ -9,7 +9,7 @@ use crate::bounds::{Edges, SimulationBounds};
 use crate::components::{
     Acceleration, Arrive, Boid, Hunter, MaxSpeed, Obstacle, Position, PreviousPosition, Velocity,
 };
-use crate::parallel::{DENSE, Parts, for_each_part};
+use crate::parallel::{Changing, DENSE, Parts, for_each_part};
 use crate::params::FlockParams;
 use crate::stats::FlockStats;
 use crate::systems::forces::Agents;
@@ -149,17 +149,32 @@ pub(crate) fn integrate(
     };
     let tables = movers.contiguous_iter_mut().expect(DENSE);
     for (p, v, a, previous, max_speed, unit, hunter) in tables {
-        let slices = (
-            ContiguousMut::split(p).0,
-            ContiguousMut::split(v).0,
-            ContiguousMut::split(a).0,
-            previous.map(|q| ContiguousMut::split(q).0),
-            max_speed,
+        // Every entity moves: its components' change ticks are marked in the parts.
+        let (p, mut p_ticks) = ContiguousMut::bypass_change_detection_split(p);
+        let (v, mut v_ticks) = ContiguousMut::bypass_change_detection_split(v);
+        let (a, mut a_ticks) = ContiguousMut::bypass_change_detection_split(a);
+        let (previous, mut q_ticks) = previous
+            .map(ContiguousMut::bypass_change_detection_split)
+            .unzip();
+        let changing = (
+            Changing::new(&mut p_ticks),
+            Changing::new(&mut v_ticks),
+            Changing::new(&mut a_ticks),
+            q_ticks.as_mut().map(Changing::new),
         );
+        let slices = (p, v, a, previous, (max_speed, changing));
         let min_speed = !(unit || hunter);
-        for_each_part(slices, Parts::EVEN, |(p, v, a, previous, max_speed)| {
-            step.run((p, v, a, previous), max_speed, min_speed);
-        });
+        for_each_part(
+            slices,
+            Parts::EVEN,
+            |(p, v, a, previous, (max_speed, changing))| {
+                step.run((p, v, a, previous), max_speed, min_speed);
+                let (p, v, a, previous) = changing;
+                for ticks in [Some(p), Some(v), Some(a), previous].into_iter().flatten() {
+                    ticks.mark();
+                }
+            },
+        );
     }
     stats.integrate = start.elapsed();
 }
