@@ -1,12 +1,13 @@
 //! The crew: the threads that work through the parts of a pass beside the thread that asked.
 //!
-//! A step is a chain of short passes (count, scatter, neighbours, forces, integration,
-//! transforms), each a few hundred microseconds at 100,000 boids. A thread of Bevy's pool that
-//! has gone to sleep takes 40-60 us to wake (measured on the 2-vCPU development VM), so a pass
-//! handed to the pool as a scope of tasks lost most of its second thread to the wake-up. Here
-//! the caller posts a pass as one [`Job`] whose parts any thread claims by index, and a helper,
-//! a task on the compute pool, keeps looking for the next job for [`LINGER`] after its last
-//! part before it hands its thread back: the passes of one step find it awake.
+//! A step is a chain of short passes (count, scan, scatter, neighbours and forces, the flocking
+//! pass, integration, transforms), each a few hundred microseconds at 100,000 boids. A thread of
+//! Bevy's pool that has gone to sleep takes tens of microseconds to start on a task (a median of
+//! 32-64 us on the 2-vCPU development VM, and now and then not within 400 us), so a pass handed
+//! to the pool as a scope of tasks lost much of its second thread to the wake-up. Here the
+//! caller posts a pass as one [`Job`] whose parts any thread claims by index, and a helper, a
+//! task on the compute pool, keeps looking for the next job until none has been on offer for
+//! [`LINGER`] before it hands its thread back: the passes of one step find it awake.
 //!
 //! Nobody ever waits for a part nobody has claimed: the caller claims parts too, so a pass
 //! finishes on the caller alone if no helper comes (a busy pool, one thread); it waits only for
