@@ -426,10 +426,11 @@ mod tests {
     use crate::hash::SpatialHash;
 
     /// Builds `hash` in parts from two tables (the boids' first 7,000 and the rest), each told
-    /// its slot at tick 9.
+    /// its slot at tick `now`.
     fn parted_build(
         hash: &mut SpatialHash,
         bounds: &SimulationBounds,
+        now: Tick,
         (entities, positions, velocities, species): (
             &[Entity],
             &[Position],
@@ -456,7 +457,7 @@ mod tests {
                 slots,
                 changed,
             };
-            build.place(table, Tick::new(9));
+            build.place(table, now);
         }
         build.finish();
     }
@@ -490,18 +491,20 @@ mod tests {
         let elsewhere: Vec<Position> = positions.iter().map(|p| Position(p.0.yx())).collect();
         let mut slots = vec![HashSlot::NONE; n as usize];
         let mut changed = vec![Tick::new(0); n as usize];
+        let now = Tick::new(9);
         parted_build(
             &mut parted,
             &bounds,
+            now,
             (&entities, &elsewhere, &velocities, &species),
             (&mut slots, &mut changed),
         );
-        let now = Tick::new(9);
         changed.fill(Tick::new(0));
         let mut slots = vec![HashSlot::NONE; n as usize];
         parted_build(
             &mut parted,
             &bounds,
+            now,
             (&entities, &positions, &velocities, &species),
             (&mut slots, &mut changed),
         );

@@ -58,6 +58,17 @@ unsafe impl Send for Job {}
 unsafe impl Sync for Job {}
 
 impl Job {
+    /// A job for `parts` parts of the pass at `ctx`, none claimed yet.
+    fn new(run: unsafe fn(*const (), usize), ctx: *const (), parts: usize) -> Self {
+        Self {
+            run,
+            ctx,
+            parts,
+            next: AtomicUsize::new(0),
+            done: AtomicUsize::new(0),
+        }
+    }
+
     /// Claims and runs parts until there are none left; whether it ran any.
     fn work(&self) -> bool {
         let mut ran = false;
@@ -264,27 +275,19 @@ pub(super) fn run<S: Send, R: Send, F: Fn(S) -> R + Sync>(
 /// holds, else a new one.
 fn job(run: unsafe fn(*const (), usize), ctx: *const (), parts: usize) -> Arc<Job> {
     let mut spares = SPARES.take();
-    let free = spares.iter_mut().find_map(|spare| {
-        spare
-            .as_mut()
-            .and_then(Arc::get_mut)
-            .is_some()
-            .then(|| spare.take())
-    });
+    let free = spares
+        .iter_mut()
+        .position(|spare| spare.as_mut().and_then(Arc::get_mut).is_some());
+    let spare = free.and_then(|i| spares[i].take());
     SPARES.set(spares);
-    if let Some(mut job) = free.flatten() {
-        let fresh = Arc::get_mut(&mut job).expect("a spare nobody else held a moment ago");
-        (fresh.run, fresh.ctx, fresh.parts) = (run, ctx, parts);
-        (*fresh.next.get_mut(), *fresh.done.get_mut()) = (0, 0);
-        return job;
+    match spare {
+        Some(mut job) => {
+            // Off the board, so no helper can have taken it since `get_mut` found it free.
+            *Arc::get_mut(&mut job).expect("a spare no helper holds") = Job::new(run, ctx, parts);
+            job
+        }
+        None => Arc::new(Job::new(run, ctx, parts)),
     }
-    Arc::new(Job {
-        run,
-        ctx,
-        parts,
-        next: AtomicUsize::new(0),
-        done: AtomicUsize::new(0),
-    })
 }
 
 /// Keeps `job` among this thread's spares: in an empty place, else in place of one a helper
