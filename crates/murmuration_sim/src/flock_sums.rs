@@ -8,7 +8,7 @@ use bevy::prelude::*;
 
 use crate::behaviours::{FlockSums, RuleWeights, flocking_force, tie_break};
 use crate::bounds::SimulationBounds;
-use crate::hash::{HashHit, KNearest, SpatialHash};
+use crate::hash::{HashHit, KNearest, Motion, SpatialHash};
 use crate::kernel::slot_sums;
 use crate::neighbours::{
     NeighbourSearch, Perception, for_each_neighbour, for_each_neighbour_brute_force,
@@ -91,9 +91,8 @@ impl Pass<'_> {
     /// The sums and forces of the slots `first..first + sums.len()`.
     fn run(&self, first: usize, sums: &mut [FlockSums], forces: &mut [Vec2]) -> PassCounts {
         let counts = self.sums(first, sums);
-        let cols = self.hash.columns();
-        let velocities = (&cols.vx[first..], &cols.vy[first..]);
-        plain_forces(sums, velocities, self.params, forces);
+        let motions = &self.hash.arrays().motions[first..];
+        plain_forces(sums, motions, self.params, forces);
         counts
     }
 
@@ -153,35 +152,30 @@ impl Pass<'_> {
 const FORCE_LANES: usize = 8;
 
 /// [`flocking_force`] of plain boids (at the params' `max_speed`, not units) for every slot of
-/// `sums`, with `velocities` the slots' velocity columns, [`FORCE_LANES`] boids at a time: the
+/// `sums`, with `motions` the slots' positions and velocities, [`FORCE_LANES`] boids at a time: the
 /// same operations in the same order lane by lane, so the same bits. Where the CPU has AVX2 a
 /// block is written with its intrinsics ([`avx2::forces`]: a compiler left to vectorise the
 /// portable lanes, [`forces_lanes`], does them one boid at a time), else it is the portable one.
-fn plain_forces(
-    sums: &[FlockSums],
-    velocities: (&[f32], &[f32]),
-    params: &FlockParams,
-    out: &mut [Vec2],
-) {
+fn plain_forces(sums: &[FlockSums], motions: &[Motion], params: &FlockParams, out: &mut [Vec2]) {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
         #[target_feature(enable = "avx2")]
-        fn avx2(s: &[FlockSums], v: (&[f32], &[f32]), p: &FlockParams, out: &mut [Vec2]) {
+        fn avx2(s: &[FlockSums], m: &[Motion], p: &FlockParams, out: &mut [Vec2]) {
             // SAFETY: this function is only called on a CPU with AVX2.
-            plain_forces_in(s, v, p, out, |block| unsafe { avx2::forces(block) });
+            plain_forces_in(s, m, p, out, |block| unsafe { avx2::forces(block) });
         }
         // SAFETY: the CPU was just checked to have AVX2.
-        return unsafe { avx2(sums, velocities, params, out) };
+        return unsafe { avx2(sums, motions, params, out) };
     }
-    plain_forces_in(sums, velocities, params, out, forces_lanes);
+    plain_forces_in(sums, motions, params, out, forces_lanes);
 }
 
 /// One block of [`FORCE_LANES`] boids for [`plain_forces`]: their sums and velocities, and the
 /// params they share.
 struct ForceBlock<'a> {
     sums: &'a [FlockSums; FORCE_LANES],
-    vx: &'a [f32; FORCE_LANES],
-    vy: &'a [f32; FORCE_LANES],
+    vx: [f32; FORCE_LANES],
+    vy: [f32; FORCE_LANES],
     speed: f32,
     max_force: f32,
     weights: RuleWeights,
@@ -193,7 +187,7 @@ type ForceLanes = ([f32; FORCE_LANES], [f32; FORCE_LANES]);
 #[inline(always)]
 fn plain_forces_in(
     sums: &[FlockSums],
-    (vx, vy): (&[f32], &[f32]),
+    motions: &[Motion],
     params: &FlockParams,
     out: &mut [Vec2],
     forces: impl Fn(&ForceBlock) -> ForceLanes,
@@ -205,8 +199,8 @@ fn plain_forces_in(
     for i in (0..whole).step_by(N) {
         let block = ForceBlock {
             sums: sums[i..i + N].try_into().unwrap(),
-            vx: vx[i..i + N].try_into().unwrap(),
-            vy: vy[i..i + N].try_into().unwrap(),
+            vx: core::array::from_fn(|l| motions[i + l].velocity.x),
+            vy: core::array::from_fn(|l| motions[i + l].velocity.y),
             speed,
             max_force,
             weights,
@@ -217,7 +211,7 @@ fn plain_forces_in(
         }
     }
     for i in whole..sums.len() {
-        let v = Vec2::new(vx[i], vy[i]);
+        let v = motions[i].velocity;
         let separation = params.separation_distance;
         out[i] = flocking_force(&sums[i], v, speed, max_force, weights, false, separation);
     }
@@ -230,7 +224,7 @@ fn forces_lanes(b: &ForceBlock) -> ForceLanes {
     const N: usize = FORCE_LANES;
     let (s, weights) = (b.sums, b.weights);
     let lanes = |f: fn(&FlockSums) -> f32| -> [f32; N] { core::array::from_fn(|l| f(&s[l])) };
-    let steer = |x, y| steer_lanes(x, y, b.vx, b.vy, b.speed, b.max_force);
+    let steer = |x, y| steer_lanes(x, y, &b.vx, &b.vy, b.speed, b.max_force);
     let (ax, ay) = steer(lanes(|s| s.separation.x), lanes(|s| s.separation.y));
     let (bx, by) = steer(lanes(|s| s.alignment.x), lanes(|s| s.alignment.y));
     let same = lanes(|s| s.same_species as f32);
@@ -379,6 +373,7 @@ mod tests {
 
     use super::{forces_lanes, plain_forces, plain_forces_in};
     use crate::behaviours::{FlockSums, RuleWeights, flocking_force};
+    use crate::hash::Motion;
     use crate::params::FlockParams;
 
     /// The side-by-side forces are [`flocking_force`]'s, bit for bit, zero sums and lone boids
@@ -398,14 +393,19 @@ mod tests {
             })
             .collect();
         let velocities: Vec<Vec2> = (0..n).map(|_| v()).collect();
-        let vx: Vec<f32> = velocities.iter().map(|v| v.x).collect();
-        let vy: Vec<f32> = velocities.iter().map(|v| v.y).collect();
+        let motions: Vec<Motion> = velocities
+            .iter()
+            .map(|&velocity| Motion {
+                position: Vec2::ZERO,
+                velocity,
+            })
+            .collect();
         for params in [FlockParams::starlings(), FlockParams::default()] {
             // The build this CPU runs (AVX2 where it has it), and the portable one.
             let mut out = vec![Vec2::ZERO; n];
-            plain_forces(&sums, (&vx, &vy), &params, &mut out);
+            plain_forces(&sums, &motions, &params, &mut out);
             let mut portable = vec![Vec2::ZERO; n];
-            plain_forces_in(&sums, (&vx, &vy), &params, &mut portable, forces_lanes);
+            plain_forces_in(&sums, &motions, &params, &mut portable, forces_lanes);
             let weights = RuleWeights::of(&params);
             for i in 0..n {
                 let bits = |v: Vec2| v.to_array().map(f32::to_bits);

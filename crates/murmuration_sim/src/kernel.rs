@@ -15,7 +15,7 @@ use bevy::prelude::*;
 
 use crate::behaviours::{FlockSums, tie_break};
 use crate::flock_sums::PassCounts;
-use crate::hash::{Columns, SpatialHash};
+use crate::hash::{Arrays, Motion, SpatialHash};
 use crate::neighbours::Perception;
 
 /// Candidates processed side by side: one AVX2 register, or two SSE registers. Fixed whatever
@@ -99,6 +99,17 @@ type Totals = ([f32; 6], Counts);
 trait Accumulator: Default {
     /// Adds one chunk of candidates.
     fn add<const VIEW: u8>(&mut self, o: &Observer, c: &Chunk);
+    /// Eight stored boids as columns: their positions' x and y moved by `offset`, and their
+    /// velocities' x and y. (Exact copies and one addition each, so the same in every build.)
+    #[inline(always)]
+    fn columns(m: &[Motion; LANES], offset: Vec2) -> [[f32; LANES]; 4] {
+        [
+            m.map(|m| m.position.x + offset.x),
+            m.map(|m| m.position.y + offset.y),
+            m.map(|m| m.velocity.x),
+            m.map(|m| m.velocity.y),
+        ]
+    }
     /// The lanes added up.
     fn total(&self) -> Totals;
 }
@@ -243,18 +254,18 @@ impl Gathered {
         }
     }
 
-    /// Copies `block` out of `cols`. Crowded (more than [`CANDIDATE_CAP`] boids in the block),
+    /// Copies `block` out of `arrays`. Crowded (more than [`CANDIDATE_CAP`] boids in the block),
     /// it copies only every `stride`-th chunk of each run, `stride = ceil(boids / cap)`.
     #[inline(always)]
-    fn fill(&mut self, cols: &Columns, block: &Block) {
+    fn fill<A: Accumulator>(&mut self, arrays: &Arrays, block: &Block) {
         self.stride = block.boids.div_ceil(CANDIDATE_CAP).max(1);
         self.len = 0;
         for (run, offset) in block.runs() {
             if self.stride == 1 {
-                self.append(cols, run, offset);
+                self.append::<A>(arrays, run, offset);
             } else {
                 for i in run.clone().step_by(LANES * self.stride) {
-                    self.append(cols, i..(i + LANES).min(run.end), offset);
+                    self.append::<A>(arrays, i..(i + LANES).min(run.end), offset);
                 }
             }
         }
@@ -267,53 +278,49 @@ impl Gathered {
         self.species[pad].copy_from_slice(&[0; LANES]);
     }
 
-    /// Appends the slots `from` of `cols`, moved by `offset`.
+    /// Appends the slots `from` of `arrays`, moved by `offset`: each coordinate of the hash's
+    /// [`Motion`]s to its own column, as the build `A` turns them into columns.
     ///
     /// Copies whole chunks (fixed-size copies, no library call for a run of a dozen boids), so it
     /// may write up to a chunk past the new end, which the next append or the padding covers.
-    /// Every column is sliced once per run, so the chunk loop itself has no bounds checks.
+    /// Every array is sliced once per run, so the chunk loop itself has no bounds checks.
     #[inline(always)]
-    fn append(&mut self, cols: &Columns, from: Range<usize>, offset: Vec2) {
+    fn append<A: Accumulator>(&mut self, arrays: &Arrays, from: Range<usize>, offset: Vec2) {
         let (at, n) = (self.len, from.len());
         let whole = n.div_ceil(LANES) * LANES;
         let src = from.start..from.start + whole;
-        if src.end <= cols.x.len() {
+        if src.end <= arrays.motions.len() {
             let dst = at..at + whole;
-            fn from<T>(a: &[T], r: Range<usize>) -> core::slice::ChunksExact<'_, T> {
-                a[r].chunks_exact(LANES)
-            }
             fn to<T>(a: &mut [T], r: Range<usize>) -> core::slice::ChunksExactMut<'_, T> {
                 a[r].chunks_exact_mut(LANES)
             }
-            let sources = from(cols.x, src.clone())
-                .zip(from(cols.y, src.clone()))
-                .zip(from(cols.vx, src.clone()).zip(from(cols.vy, src.clone())))
-                .zip(from(cols.species, src.clone()));
+            let sources = arrays.motions[src.clone()]
+                .chunks_exact(LANES)
+                .zip(arrays.species[src].chunks_exact(LANES));
             let targets = to(&mut self.x, dst.clone())
                 .zip(to(&mut self.y, dst.clone()))
                 .zip(to(&mut self.vx, dst.clone()).zip(to(&mut self.vy, dst.clone())))
                 .zip(to(&mut self.species, dst.clone()));
-            // One loop over all five columns, a chunk at a time as fixed-size arrays: a register
-            // each, where a loop per column would be a library call (`memcpy`) per run.
-            for ((((x, y), (vx, vy)), species), (((tx, ty), (tvx, tvy)), tspecies)) in
-                sources.zip(targets)
-            {
-                let lanes = |a: &[f32]| -> [f32; LANES] { a.try_into().unwrap() };
-                tx.copy_from_slice(&lanes(x).map(|v| v + offset.x));
-                ty.copy_from_slice(&lanes(y).map(|v| v + offset.y));
-                tvx.copy_from_slice(&lanes(vx));
-                tvy.copy_from_slice(&lanes(vy));
+            // A chunk at a time as fixed-size arrays, a register each, where a loop per column
+            // would be a library call (`memcpy`) per run.
+            for ((motions, species), (((tx, ty), (tvx, tvy)), tspecies)) in sources.zip(targets) {
+                let [x, y, vx, vy] = A::columns(motions.try_into().unwrap(), offset);
+                tx.copy_from_slice(&x);
+                ty.copy_from_slice(&y);
+                tvx.copy_from_slice(&vx);
+                tvy.copy_from_slice(&vy);
                 let species: [u16; LANES] = species.try_into().unwrap();
                 tspecies.copy_from_slice(&species.map(u32::from));
             }
         } else {
             // The end of the hash's arrays: one by one.
             for (i, o) in from.zip(at..) {
-                self.x[o] = cols.x[i] + offset.x;
-                self.y[o] = cols.y[i] + offset.y;
-                self.vx[o] = cols.vx[i];
-                self.vy[o] = cols.vy[i];
-                self.species[o] = u32::from(cols.species[i]);
+                let m = arrays.motions[i];
+                self.x[o] = m.position.x + offset.x;
+                self.y[o] = m.position.y + offset.y;
+                self.vx[o] = m.velocity.x;
+                self.vy[o] = m.velocity.y;
+                self.species[o] = u32::from(arrays.species[i]);
             }
         }
         self.len += n;
@@ -460,7 +467,7 @@ fn slot_sums_with<const VIEW: u8, A: Accumulator, P: Pairs>(
         debug_assert!(cell_end > slot, "slot {slot} is not in its cell {cell}");
         let cell_end = cell_end.max(slot + 1);
         block.find(hash, p);
-        gathered.fill(&hash.columns(), &block);
+        gathered.fill::<A>(&hash.arrays(), &block);
         // The cell's observers two at a time where the build pairs them, the rest (the last one
         // of an odd count) alone. (No closures here: one that is not inlined falls out of the
         // build's target features.)
@@ -556,9 +563,11 @@ fn observer_sums(
 mod avx2 {
     use core::arch::x86_64::*;
 
+    use bevy::math::Vec2;
+
     use super::{
-        Accumulator, Chunk, Counts, MAX_CHUNKS, Observer, OneByOne, PassCounts, Totals, VIEW_ALL,
-        VIEW_NARROW,
+        Accumulator, Chunk, Counts, LANES, MAX_CHUNKS, Motion, Observer, OneByOne, PassCounts,
+        Totals, VIEW_ALL, VIEW_NARROW,
     };
     use crate::behaviours::FlockSums;
     use crate::hash::SpatialHash;
@@ -685,6 +694,42 @@ mod avx2 {
         fn total(&self) -> Totals {
             // SAFETY: only reached from `slot_sums`, which runs on a CPU with AVX2.
             unsafe { totals(&self.sums, self.counts) }
+        }
+
+        /// A transpose in registers: the boids `i` and `i + 4` in the two halves of one
+        /// register, then interleaved twice (left to itself, the compiler gathered each
+        /// column with a slow gather instruction).
+        #[inline(always)]
+        fn columns(m: &[Motion; LANES], offset: Vec2) -> [[f32; LANES]; 4] {
+            // SAFETY: only reached from `slot_sums`, which runs on a CPU with AVX2; every load
+            // reads one whole `Motion` (16 bytes).
+            unsafe {
+                let both = |i: usize| {
+                    let at = |k: usize| m[k..].as_ptr().cast::<f32>();
+                    _mm256_loadu2_m128(at(i + 4), at(i))
+                };
+                // [x0 y0 u0 v0 | x4 y4 u4 v4] for boids 0 and 4, and so on.
+                let (r0, r1, r2, r3) = (both(0), both(1), both(2), both(3));
+                // [x0 x1 y0 y1 | x4 x5 y4 y5], [u0 u1 v0 v1 | u4 u5 v4 v5], ...
+                let (p01, v01) = (_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
+                let (p23, v23) = (_mm256_unpacklo_ps(r2, r3), _mm256_unpackhi_ps(r2, r3));
+                let pick = |lo: bool, a: __m256, b: __m256| {
+                    let (a, b) = (_mm256_castps_pd(a), _mm256_castps_pd(b));
+                    _mm256_castpd_ps(if lo {
+                        _mm256_unpacklo_pd(a, b)
+                    } else {
+                        _mm256_unpackhi_pd(a, b)
+                    })
+                };
+                let x = _mm256_add_ps(pick(true, p01, p23), _mm256_set1_ps(offset.x));
+                let y = _mm256_add_ps(pick(false, p01, p23), _mm256_set1_ps(offset.y));
+                let (vx, vy) = (pick(true, v01, v23), pick(false, v01, v23));
+                let mut out = [[0.0; LANES]; 4];
+                for (o, v) in out.iter_mut().zip([x, y, vx, vy]) {
+                    _mm256_storeu_ps(o.as_mut_ptr(), v);
+                }
+                out
+            }
         }
     }
 

@@ -13,7 +13,7 @@ use bevy::ecs::change_detection::Tick;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 
-use super::SpatialHash;
+use super::{Motion, SpatialHash};
 use crate::bounds::SimulationBounds;
 use crate::components::{HashSlot, Position, Species, Velocity};
 use crate::parallel::{run_each, workers};
@@ -63,7 +63,7 @@ impl SpatialHash {
         // cell, and each part clears its own counts.
         self.cell_start.resize(cells + 1, 0);
         self.cell_of.resize(count, 0);
-        self.size_columns(count);
+        self.size_arrays(count);
         PartedBuild {
             hash: self,
             cells,
@@ -159,7 +159,7 @@ impl PartedBuild<'_> {
         let parts = n.div_ceil(part_len);
         let h = &mut *self.hash;
         let mut cursors = core::mem::take(&mut h.part_cursor);
-        let columns = Scatter::new(h);
+        let arrays = Scatter::new(h);
         {
             let hash: &SpatialHash = h;
             let (first, boids) = (self.parts * cells, self.boids..self.boids + n);
@@ -169,13 +169,13 @@ impl PartedBuild<'_> {
                 .zip(cursors[first..].chunks_mut(cells))
                 .zip(hash.part_end[first..].chunks(cells));
             run_each(work, |(((part, cell_of), cursor), end)| {
-                let columns = &columns;
+                let arrays = &arrays;
                 for (i, &cell) in cell_of.iter().enumerate() {
                     // The slot a boid a little further on will take, about (boids of its cell
                     // placed before then move it on by a slot or two): ask for its cache lines
                     // now, so that the scattered writes do not each wait for memory in turn.
                     if let Some(&ahead) = cell_of.get(i + PREFETCH_AHEAD) {
-                        columns.prefetch(cursor[ahead as usize] as usize);
+                        arrays.prefetch(cursor[ahead as usize] as usize);
                     }
                     let cell = cell as usize;
                     let slot = cursor[cell];
@@ -191,7 +191,7 @@ impl PartedBuild<'_> {
                     let (entity, species) = (part.entities[i], part.species[i].0);
                     // SAFETY: `slot` lies in this part's own range of `cell` (checked above),
                     // and the ranges of all parts and cells are disjoint.
-                    unsafe { columns.write(slot as usize, position, velocity, entity, species) };
+                    unsafe { arrays.write(slot as usize, position, velocity, entity, species) };
                     if part.slots[i].0 != slot {
                         part.slots[i].0 = slot;
                         part.changed[i] = now;
@@ -213,7 +213,11 @@ impl PartedBuild<'_> {
             self.scan();
         }
         let h = &mut *self.hash;
-        assert_eq!(self.boids, h.x.len(), "every counted boid must be placed");
+        assert_eq!(
+            self.boids,
+            h.motions.len(),
+            "every counted boid must be placed"
+        );
     }
 }
 
@@ -318,26 +322,21 @@ impl<'a> Table<'a> {
     }
 }
 
-/// The hash's columns, shared by the parts of a scatter, each writing only its own slots.
+/// The hash's arrays, shared by the parts of a scatter, each writing only its own slots.
 ///
-/// One array per column, written straight at each boid's slot. (It was one 32-byte record per
-/// boid, one cache line, split into the columns by a second pass. With the flock's entities in
-/// about the hash's order, see [`FlockSpawn`](crate::FlockSpawn), the writes of a part fall in
-/// a few cells at a time and six columns cost no more misses than one record; the second pass
-/// was the cost: at 100,000 boids on two threads the rebuild went from 0.92 to 0.82 ms, level
-/// on one thread, and level on a flock mixed by 3,000 steps.)
+/// Written straight at each boid's slot: its [`Motion`], entity and species, three cache lines.
+/// (It was one 32-byte record per boid, one cache line, split into the arrays by a second pass;
+/// the second pass was the cost: at 100,000 boids on two threads the rebuild went from 0.92 to
+/// 0.82 ms without it, level on one thread, and level on a flock mixed by 3,000 steps.)
 struct Scatter {
-    x: *mut f32,
-    y: *mut f32,
-    vx: *mut f32,
-    vy: *mut f32,
+    motions: *mut Motion,
     entities: *mut Entity,
     species: *mut u16,
     len: usize,
 }
 
 // SAFETY: the parts write disjoint slots (see `PartedBuild::place`), and nothing reads the
-// columns until every part is done.
+// arrays until every part is done.
 unsafe impl Send for Scatter {}
 // SAFETY: as above.
 unsafe impl Sync for Scatter {}
@@ -346,29 +345,22 @@ unsafe impl Sync for Scatter {}
 const PREFETCH_AHEAD: usize = 16;
 
 impl Scatter {
-    /// The columns of `hash`, sized for the build (all as long as the x column).
+    /// The arrays of `hash`, sized for the build (all as long as the motions).
     fn new(hash: &mut SpatialHash) -> Self {
-        let len = hash.x.len();
+        let len = hash.motions.len();
         assert!(
-            [hash.y.len(), hash.vx.len(), hash.vy.len()]
-                .iter()
-                .all(|&l| l == len)
-                && hash.entities.len() == len
-                && hash.species.len() == len,
-            "the columns are sized together"
+            hash.entities.len() == len && hash.species.len() == len,
+            "the arrays are sized together"
         );
         Self {
-            x: hash.x.as_mut_ptr(),
-            y: hash.y.as_mut_ptr(),
-            vx: hash.vx.as_mut_ptr(),
-            vy: hash.vy.as_mut_ptr(),
+            motions: hash.motions.as_mut_ptr(),
             entities: hash.entities.as_mut_ptr(),
             species: hash.species.as_mut_ptr(),
             len,
         }
     }
 
-    /// Asks the CPU to fetch the cache lines of `slot` in every column for writing: a hint,
+    /// Asks the CPU to fetch the cache lines of `slot` in every array for writing: a hint,
     /// which does nothing on other CPUs and never faults.
     #[inline(always)]
     fn prefetch(&self, slot: usize) {
@@ -376,11 +368,8 @@ impl Scatter {
         {
             use core::arch::x86_64::{_MM_HINT_ET0, _mm_prefetch};
             let at = slot.min(self.len.saturating_sub(1));
-            let lines: [*const i8; 6] = [
-                self.x.wrapping_add(at).cast(),
-                self.y.wrapping_add(at).cast(),
-                self.vx.wrapping_add(at).cast(),
-                self.vy.wrapping_add(at).cast(),
+            let lines: [*const i8; 3] = [
+                self.motions.wrapping_add(at).cast(),
                 self.entities.wrapping_add(at).cast(),
                 self.species.wrapping_add(at).cast(),
             ];
@@ -394,19 +383,19 @@ impl Scatter {
         let _ = slot;
     }
 
-    /// Writes one boid into `slot` of every column.
+    /// Writes one boid into `slot` of every array.
     ///
     /// # Safety
     /// No other thread may write or read `slot` at the same time.
     #[inline(always)]
     unsafe fn write(&self, slot: usize, p: Vec2, v: Vec2, entity: Entity, species: u16) {
-        assert!(slot < self.len, "slot {slot} outside the columns");
+        assert!(slot < self.len, "slot {slot} outside the arrays");
         // SAFETY: in bounds (checked); exclusive by the caller's guarantee.
         unsafe {
-            *self.x.add(slot) = p.x;
-            *self.y.add(slot) = p.y;
-            *self.vx.add(slot) = v.x;
-            *self.vy.add(slot) = v.y;
+            *self.motions.add(slot) = Motion {
+                position: p,
+                velocity: v,
+            };
             *self.entities.add(slot) = entity;
             *self.species.add(slot) = species;
         }
