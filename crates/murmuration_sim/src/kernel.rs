@@ -795,9 +795,12 @@ mod avx2 {
 mod avx512 {
     use core::arch::x86_64::*;
 
+    use bevy::math::Vec2;
+
     use super::avx2::Registers;
     use super::{
-        Chunk, Counts, Gathered, LANES, Observer, Pairs, PassCounts, Totals, VIEW_ALL, VIEW_NARROW,
+        Accumulator, Chunk, Counts, Gathered, LANES, Motion, Observer, Pairs, PassCounts, Totals,
+        VIEW_ALL, VIEW_NARROW,
     };
     use crate::behaviours::FlockSums;
     use crate::hash::SpatialHash;
@@ -825,13 +828,79 @@ mod avx512 {
         first: usize,
         out: &mut [FlockSums],
     ) -> PassCounts {
-        super::slot_sums_with::<VIEW, Registers, SideBySide>(
-            hash,
-            perception,
-            separation2,
-            first,
-            out,
-        )
+        super::slot_sums_with::<VIEW, Wide, SideBySide>(hash, perception, separation2, first, out)
+    }
+
+    /// The AVX2 accumulator for a lone observer, with the block's columns made in 512-bit
+    /// registers.
+    #[derive(Default)]
+    struct Wide(Registers);
+
+    impl Accumulator for Wide {
+        #[inline(always)]
+        fn add<const VIEW: u8>(&mut self, o: &Observer, c: &Chunk) {
+            self.0.add::<VIEW>(o, c);
+        }
+
+        #[inline(always)]
+        fn total(&self) -> Totals {
+            self.0.total()
+        }
+
+        /// Two loads of four boids each and two permutes, each picking one coordinate of all
+        /// eight into each half of a register.
+        #[inline(always)]
+        fn columns(m: &[Motion; LANES], offset: Vec2) -> [[f32; LANES]; 4] {
+            // SAFETY: only reached from `slot_sums`, which runs on a CPU that passes
+            // `available`; each load reads four whole `Motion`s (the array holds eight).
+            unsafe {
+                let at = m.as_ptr().cast::<f32>();
+                let (low, high) = (_mm512_loadu_ps(at), _mm512_loadu_ps(at.add(16)));
+                // Lane `l` of a pick takes float `4 l + k` of the sixteen of `low` then `high`
+                // (indices from 16 on are `high`'s): the low half coordinate `k`, the high half
+                // coordinate `k + 1`.
+                let pick = |k: i32| {
+                    let i = |l: i32| 4 * l + k;
+                    let j = |l: i32| 4 * l + k + 1;
+                    let index = _mm512_setr_epi32(
+                        i(0),
+                        i(1),
+                        i(2),
+                        i(3),
+                        i(4),
+                        i(5),
+                        i(6),
+                        i(7),
+                        j(0),
+                        j(1),
+                        j(2),
+                        j(3),
+                        j(4),
+                        j(5),
+                        j(6),
+                        j(7),
+                    );
+                    _mm512_permutex2var_ps(low, index, high)
+                };
+                let moved = _mm512_add_ps(pick(0), pair(offset.x, offset.y));
+                let velocity = pick(2);
+                let mut out = [[0.0; LANES]; 4];
+                for (o, (v, high)) in out.iter_mut().zip([
+                    (moved, false),
+                    (moved, true),
+                    (velocity, false),
+                    (velocity, true),
+                ]) {
+                    let half = if high {
+                        _mm512_extractf32x8_ps::<1>(v)
+                    } else {
+                        _mm512_castps512_ps256(v)
+                    };
+                    _mm256_storeu_ps(o.as_mut_ptr(), half);
+                }
+                out
+            }
+        }
     }
 
     /// `a` in the low half of a register, `b` in the high half.
