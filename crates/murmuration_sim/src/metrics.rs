@@ -70,11 +70,34 @@ pub fn share_closer_than(hash: &SpatialHash, distance: f32) -> f32 {
 /// hash's [pairs within `radius`](SpatialHash::for_each_pair_within)): how many groups, and how
 /// many boids the largest holds.
 pub fn groups(hash: &SpatialHash, radius: f32) -> (usize, usize) {
+    groups_in(hash, radius, &mut MetricsScratch::default())
+}
+
+/// What a metrics refresh keeps from one refresh to the next, so that once its buffers have
+/// grown to the flock it allocates nothing.
+#[derive(Debug, Default)]
+pub(crate) struct MetricsScratch {
+    /// [`groups`]' union-find: each boid's parent.
+    parent: Vec<u32>,
+    /// [`groups`]' boids under each root.
+    sizes: Vec<u32>,
+    /// The runs of one cell's block, for [`SpatialHash::for_each_pair_within_using`].
+    runs: Vec<(core::ops::Range<usize>, Vec2, BVec2)>,
+}
+
+/// [`groups`] with the buffers of `scratch`.
+fn groups_in(hash: &SpatialHash, radius: f32, scratch: &mut MetricsScratch) -> (usize, usize) {
     let n = hash.len();
     if n == 0 {
         return (0, 0);
     }
-    let mut parent: Vec<u32> = (0..n as u32).collect();
+    let MetricsScratch {
+        parent,
+        sizes,
+        runs,
+    } = scratch;
+    parent.clear();
+    parent.extend(0..n as u32);
     fn find(parent: &mut [u32], mut i: u32) -> u32 {
         while parent[i as usize] != i {
             let up = parent[parent[i as usize] as usize];
@@ -83,21 +106,22 @@ pub fn groups(hash: &SpatialHash, radius: f32) -> (usize, usize) {
         }
         i
     }
-    hash.for_each_pair_within(radius, |a, b| {
-        let (a, b) = (find(&mut parent, a as u32), find(&mut parent, b as u32));
+    hash.for_each_pair_within_using(radius, runs, |a, b| {
+        let (a, b) = (find(parent, a as u32), find(parent, b as u32));
         if a != b {
             // Always hang the larger root under the smaller: the result is deterministic.
             let (lo, hi) = (a.min(b), a.max(b));
             parent[hi as usize] = lo;
         }
     });
-    let mut sizes = vec![0usize; n];
+    sizes.clear();
+    sizes.resize(n, 0);
     for i in 0..n as u32 {
-        let root = find(&mut parent, i);
+        let root = find(parent, i);
         sizes[root as usize] += 1;
     }
     let count = sizes.iter().filter(|&&s| s > 0).count();
-    let largest = sizes.iter().copied().max().unwrap_or(0);
+    let largest = sizes.iter().copied().max().unwrap_or(0) as usize;
     (count, largest)
 }
 
@@ -196,7 +220,17 @@ impl FlockMetrics {
 
     /// Measures the flock in `hash` under `params` and `bounds`.
     pub fn measure(hash: &SpatialHash, params: &FlockParams, bounds: &SimulationBounds) -> Self {
-        let (groups, largest) = groups(hash, params.perception_radius);
+        Self::measure_in(hash, params, bounds, &mut MetricsScratch::default())
+    }
+
+    /// [`Self::measure`] with the buffers of `scratch`.
+    fn measure_in(
+        hash: &SpatialHash,
+        params: &FlockParams,
+        bounds: &SimulationBounds,
+        scratch: &mut MetricsScratch,
+    ) -> Self {
+        let (groups, largest) = groups_in(hash, params.perception_radius, scratch);
         Self {
             step: 0,
             boids: hash.len(),
@@ -219,8 +253,8 @@ pub struct MetricsSettings {
     /// A refresh runs on one thread and is not cheap at scale: measured on a 2-core machine,
     /// about 2.6 ms for 10,000 boids and 13 ms for 100,000 (most of it [`groups`], a union-find
     /// over every pair of neighbours; the nearest-neighbour metrics look at [`SAMPLED_BOIDS`]
-    /// at most). For a very large flock set it higher, or to 0 if nothing reads
-    /// [`FlockMetrics`].
+    /// at most); it keeps its buffers, so after the first it allocates nothing. For a very
+    /// large flock set it higher, or to 0 if nothing reads [`FlockMetrics`].
     pub every: u32,
 }
 
@@ -238,13 +272,14 @@ pub(crate) fn refresh_metrics(
     params: Res<FlockParams>,
     bounds: Res<SimulationBounds>,
     mut metrics: ResMut<FlockMetrics>,
+    mut scratch: Local<MetricsScratch>,
 ) {
     if settings.every == 0 || !stats.steps.is_multiple_of(u64::from(settings.every)) {
         return;
     }
     *metrics = FlockMetrics {
         step: stats.steps,
-        ..FlockMetrics::measure(&hash, &params, &bounds)
+        ..FlockMetrics::measure_in(&hash, &params, &bounds, &mut scratch)
     };
 }
 

@@ -424,13 +424,23 @@ impl SpatialHash {
     /// The same pairs as [`Self::for_each_within`] at every boid would find, for less than half
     /// the cost: a cell's block is looked up once for all of its boids, each boid checks only
     /// the slots after its own, and eight at a time without a branch.
-    pub fn for_each_pair_within(&self, radius: f32, mut f: impl FnMut(usize, usize)) {
+    pub fn for_each_pair_within(&self, radius: f32, f: impl FnMut(usize, usize)) {
+        self.for_each_pair_within_using(radius, &mut Vec::new(), f);
+    }
+
+    /// [`Self::for_each_pair_within`], keeping each cell's block in `runs` (cleared first), so
+    /// that a caller that keeps `runs` allocates nothing once it has grown.
+    pub(crate) fn for_each_pair_within_using(
+        &self,
+        radius: f32,
+        runs: &mut Vec<(Range<usize>, Vec2, BVec2)>,
+        mut f: impl FnMut(usize, usize),
+    ) {
         if self.entities.len() < 2 {
             return;
         }
         let r2 = radius * radius;
         let span = self.span_for(radius);
-        let mut runs: Vec<(Range<usize>, Vec2, BVec2)> = Vec::new();
         for cell in self.cell_start.windows(2) {
             let (first, end) = (cell[0] as usize, cell[1] as usize);
             if first == end {
@@ -443,7 +453,7 @@ impl SpatialHash {
             });
             for a in first..end {
                 let p = self.position(a);
-                for &(ref run, offset, fold) in &runs {
+                for &(ref run, offset, fold) in runs.iter() {
                     let after = run.start.max(a + 1)..run.end;
                     if after.is_empty() {
                         continue;
