@@ -2,10 +2,16 @@
 //! ordered it is, how tight, in how many groups, how crowded, whether it mills. [`FlockMetrics`]
 //! holds them, refreshed every [`MetricsSettings::every`] steps.
 
+use core::ops::Range;
+use core::sync::atomic::AtomicU32;
+use core::sync::atomic::Ordering::Relaxed;
+
 use bevy::prelude::*;
+use bevy::tasks::{ComputeTaskPool, TaskPool};
 
 use crate::bounds::SimulationBounds;
 use crate::hash::SpatialHash;
+use crate::parallel::{run_each, workers};
 use crate::params::FlockParams;
 
 /// Polarization, the Vicsek order parameter `|sum(v / |v|)| / n`: 1 when every boid flies the
@@ -78,14 +84,16 @@ pub fn groups(hash: &SpatialHash, radius: f32) -> (usize, usize) {
 #[derive(Debug, Default)]
 pub(crate) struct MetricsScratch {
     /// [`groups`]' union-find: each boid's parent.
-    parent: Vec<u32>,
+    parent: Vec<AtomicU32>,
     /// [`groups`]' boids under each root.
-    sizes: Vec<u32>,
-    /// The runs of one cell's block, for [`SpatialHash::for_each_pair_within_using`].
-    runs: Vec<(core::ops::Range<usize>, Vec2, BVec2)>,
+    sizes: Vec<AtomicU32>,
+    /// The runs of one cell's block, for each part of [`groups`]' pass over the pairs.
+    runs: Vec<Vec<(Range<usize>, Vec2, BVec2)>>,
 }
 
-/// [`groups`] with the buffers of `scratch`.
+/// [`groups`] with the buffers of `scratch`: the pairs found and joined in parts on the compute
+/// task pool, into one union-find that every part links into at once. Which part links what
+/// first changes the trees, never the groups, so the result is the same on any thread count.
 fn groups_in(hash: &SpatialHash, radius: f32, scratch: &mut MetricsScratch) -> (usize, usize) {
     let n = hash.len();
     if n == 0 {
@@ -97,32 +105,73 @@ fn groups_in(hash: &SpatialHash, radius: f32, scratch: &mut MetricsScratch) -> (
         runs,
     } = scratch;
     parent.clear();
-    parent.extend(0..n as u32);
-    fn find(parent: &mut [u32], mut i: u32) -> u32 {
-        while parent[i as usize] != i {
-            let up = parent[parent[i as usize] as usize];
-            parent[i as usize] = up;
-            i = up;
-        }
-        i
-    }
-    hash.for_each_pair_within_using(radius, runs, |a, b| {
-        let (a, b) = (find(parent, a as u32), find(parent, b as u32));
-        if a != b {
-            // Always hang the larger root under the smaller: the result is deterministic.
-            let (lo, hi) = (a.min(b), a.max(b));
-            parent[hi as usize] = lo;
+    parent.extend((0..n as u32).map(AtomicU32::new));
+    sizes.clear();
+    sizes.resize_with(n, || AtomicU32::new(0));
+    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+    let parts = workers(pool) * PARTS_PER_THREAD;
+    runs.resize_with(parts.max(runs.len()), Vec::new);
+    let parent = &parent[..];
+    run_each(
+        hash.cell_parts(parts).zip(runs.iter_mut()),
+        |(cells, runs)| {
+            hash.for_each_pair_within_cells(radius, cells, runs, |a, b| {
+                join(parent, a as u32, b as u32);
+            });
+        },
+    );
+    let slots = |p: usize| n * p / parts..n * (p + 1) / parts;
+    run_each((0..parts).map(slots), |slots| {
+        for i in slots {
+            sizes[root(parent, i as u32) as usize].fetch_add(1, Relaxed);
         }
     });
-    sizes.clear();
-    sizes.resize(n, 0);
-    for i in 0..n as u32 {
-        let root = find(parent, i);
-        sizes[root as usize] += 1;
-    }
-    let count = sizes.iter().filter(|&&s| s > 0).count();
-    let largest = sizes.iter().copied().max().unwrap_or(0) as usize;
+    let sizes = sizes.iter().map(|s| s.load(Relaxed));
+    let count = sizes.clone().filter(|&s| s > 0).count();
+    let largest = sizes.max().unwrap_or(0) as usize;
     (count, largest)
+}
+
+/// Parts a thread of [`groups`]' passes: the pairs' cost varies from cell to cell.
+const PARTS_PER_THREAD: usize = 8;
+
+/// The root of `i`'s tree, pointing each boid on the way at its grandparent (path halving).
+///
+/// Every boid's parent is a boid with a lower index, or itself for a root: a boid is only ever
+/// pointed at an ancestor, and a root only ever hung under a lower root (see [`join`]), so the
+/// trees have no cycles whatever threads do at once.
+fn root(parent: &[AtomicU32], mut i: u32) -> u32 {
+    loop {
+        let up = parent[i as usize].load(Relaxed);
+        if up == i {
+            return i;
+        }
+        let above = parent[up as usize].load(Relaxed);
+        // A plain store: `i` is no root, so no link can be lost, and whatever another thread
+        // stores here at the same time is an ancestor of `i` too (trees only ever merge).
+        parent[i as usize].store(above, Relaxed);
+        i = above;
+    }
+}
+
+/// Puts `a` and `b` in one tree: the larger of their roots hung under the smaller, if it is
+/// still a root when the link is made (else another thread linked it first, and the roots are
+/// looked up again).
+fn join(parent: &[AtomicU32], a: u32, b: u32) {
+    let (mut a, mut b) = (a, b);
+    loop {
+        (a, b) = (root(parent, a), root(parent, b));
+        if a == b {
+            return;
+        }
+        let (lo, hi) = (a.min(b), a.max(b));
+        if parent[hi as usize]
+            .compare_exchange(hi, lo, Relaxed, Relaxed)
+            .is_ok()
+        {
+            return;
+        }
+    }
 }
 
 /// Milling, the rotation order parameter `|sum((r_i x v_i) / (|r_i| |v_i|))| / n`, with `r_i`
@@ -250,11 +299,13 @@ impl FlockMetrics {
 #[reflect(Resource, Debug, Clone)]
 pub struct MetricsSettings {
     /// Refresh every this many steps; 0 never. Default 30 (twice a second at 60 steps a second).
-    /// A refresh runs on one thread and is not cheap at scale: measured on a 2-core machine,
-    /// about 2.6 ms for 10,000 boids and 13 ms for 100,000 (most of it [`groups`], a union-find
-    /// over every pair of neighbours; the nearest-neighbour metrics look at [`SAMPLED_BOIDS`]
-    /// at most); it keeps its buffers, so after the first it allocates nothing. For a very
-    /// large flock set it higher, or to 0 if nothing reads [`FlockMetrics`].
+    /// A refresh is not cheap at scale: measured on a 2-core machine with both cores, about
+    /// 2.4 ms for 10,000 boids and 10 ms for 100,000 (13 ms on one core). Most of it is
+    /// [`groups`], a union-find over every pair of neighbours, cut into parts on the compute
+    /// task pool; the rest runs on one thread (the nearest-neighbour metrics look at
+    /// [`SAMPLED_BOIDS`] at most). A refresh keeps its buffers, so after the first it allocates
+    /// nothing. For a very large flock set it higher, or to 0 if nothing reads
+    /// [`FlockMetrics`].
     pub every: u32,
 }
 
@@ -336,8 +387,63 @@ mod tests {
     use rand::rngs::Xoshiro256PlusPlus;
     use rand::{RngExt, SeedableRng};
 
-    use super::{SAMPLED_BOIDS, mean_nearest_neighbour_distance, share_closer_than};
+    use super::{SAMPLED_BOIDS, groups, mean_nearest_neighbour_distance, share_closer_than};
     use crate::{SimulationBounds, SpatialHash};
+
+    /// The groups [`groups`] finds in parts on every thread, linking into one union-find at
+    /// once, are those of a plain union-find over the same pairs on one thread: on flocks of
+    /// many clumps of different sizes and spreads (some touching, some apart), at radii within
+    /// one cell and across two.
+    #[test]
+    fn groups_match_a_serial_union_find() {
+        fn serial(hash: &SpatialHash, radius: f32) -> (usize, usize) {
+            fn find(parent: &mut [usize], mut i: usize) -> usize {
+                while parent[i] != i {
+                    i = parent[i];
+                }
+                i
+            }
+            let mut parent: Vec<usize> = (0..hash.len()).collect();
+            hash.for_each_pair_within(radius, |a, b| {
+                let (a, b) = (find(&mut parent, a), find(&mut parent, b));
+                parent[a.max(b)] = a.min(b);
+            });
+            let mut sizes = vec![0; hash.len()];
+            for i in 0..hash.len() {
+                sizes[find(&mut parent, i)] += 1;
+            }
+            let count = sizes.iter().filter(|&&s| s > 0).count();
+            (count, sizes.into_iter().max().unwrap_or(0))
+        }
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        let bounds = SimulationBounds::wrap(Rect::new(0.0, 0.0, 4000.0, 4000.0));
+        for (n, clumps) in [(20_000u32, 60), (6_000, 900), (30_000, 4)] {
+            let clumps: Vec<(Vec2, f32)> = (0..clumps)
+                .map(|_| {
+                    let centre = Vec2::new(rng.random::<f32>(), rng.random::<f32>()) * 4000.0;
+                    (centre, 5.0 + 300.0 * rng.random::<f32>())
+                })
+                .collect();
+            let boids: Vec<(Entity, Vec2, Vec2, u16)> = (0..n)
+                .map(|i| {
+                    let (centre, spread) = clumps[i as usize % clumps.len()];
+                    let offset = Vec2::new(rng.random::<f32>(), rng.random::<f32>()) - 0.5;
+                    let p = (centre + offset * spread).rem_euclid(Vec2::splat(4000.0));
+                    (Entity::from_raw_u32(i + 1).unwrap(), p, Vec2::X, 0)
+                })
+                .collect();
+            let mut hash = SpatialHash::default();
+            hash.rebuild(&bounds, 30.0, &boids);
+            for radius in [8.0, 30.0, 45.0] {
+                let want = serial(&hash, radius);
+                assert!(
+                    want.0 > 1,
+                    "the flock falls in several groups ({n}, {radius})"
+                );
+                assert_eq!(groups(&hash, radius), want, "{n} boids, radius {radius}");
+            }
+        }
+    }
 
     /// On a flock larger than the sample, the sampled nearest-neighbour metrics stay within a
     /// few percent of the exact ones over every boid.

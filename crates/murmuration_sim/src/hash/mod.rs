@@ -425,14 +425,17 @@ impl SpatialHash {
     /// the cost: a cell's block is looked up once for all of its boids, each boid checks only
     /// the slots after its own, and eight at a time without a branch.
     pub fn for_each_pair_within(&self, radius: f32, f: impl FnMut(usize, usize)) {
-        self.for_each_pair_within_using(radius, &mut Vec::new(), f);
+        let cells = 0..self.cell_start.len().saturating_sub(1);
+        self.for_each_pair_within_cells(radius, cells, &mut Vec::new(), f);
     }
 
-    /// [`Self::for_each_pair_within`], keeping each cell's block in `runs` (cleared first), so
-    /// that a caller that keeps `runs` allocates nothing once it has grown.
-    pub(crate) fn for_each_pair_within_using(
+    /// [`Self::for_each_pair_within`] for the pairs whose first boid lies in `cells` (cell
+    /// indices, as [`Self::cell_parts`] gives them), keeping each cell's block in `runs`
+    /// (cleared first), so that a caller that keeps `runs` allocates nothing once it has grown.
+    pub(crate) fn for_each_pair_within_cells(
         &self,
         radius: f32,
+        cells: Range<usize>,
         runs: &mut Vec<(Range<usize>, Vec2, BVec2)>,
         mut f: impl FnMut(usize, usize),
     ) {
@@ -441,7 +444,7 @@ impl SpatialHash {
         }
         let r2 = radius * radius;
         let span = self.span_for(radius);
-        for cell in self.cell_start.windows(2) {
+        for cell in self.cell_start[cells.start..cells.end + 1].windows(2) {
             let (first, end) = (cell[0] as usize, cell[1] as usize);
             if first == end {
                 continue;
@@ -616,6 +619,23 @@ impl SpatialHash {
     /// The world position of the grid's lower-left corner.
     pub fn origin(&self) -> Vec2 {
         self.origin
+    }
+
+    /// The grid's cells cut into `parts` runs of consecutive cells holding about as many boids
+    /// each (a crowded cell is never cut; runs may be empty).
+    pub(crate) fn cell_parts(&self, parts: usize) -> impl Iterator<Item = Range<usize>> + '_ {
+        let cells = self.cell_start.len().saturating_sub(1);
+        let parts = parts.max(1);
+        let n = self.len();
+        // The first cell of part `p`: the first whose boids start at or after its share.
+        let first = move |p: usize| {
+            if p >= parts {
+                return cells;
+            }
+            let slot = (n * p / parts) as u32;
+            self.cell_start[..cells].partition_point(|&start| start < slot)
+        };
+        (0..parts).map(move |p| first(p)..first(p + 1))
     }
 
     /// One past the last slot of the cell `c` (as [`Self::cell_xy`] gives it).
