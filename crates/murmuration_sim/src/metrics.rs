@@ -74,7 +74,9 @@ pub fn share_closer_than(hash: &SpatialHash, distance: f32) -> f32 {
 
 /// Groups of boids linked by chains of neighbours closer than `radius` (union-find over the
 /// hash's [pairs within `radius`](SpatialHash::for_each_pair_within)): how many groups, and how
-/// many boids the largest holds.
+/// many boids the largest holds. The pairs are found and joined in parts on Bevy's compute task
+/// pool (started with its defaults if no app has started it); the result does not depend on the
+/// number of threads.
 pub fn groups(hash: &SpatialHash, radius: f32) -> (usize, usize) {
     groups_in(hash, radius, &mut MetricsScratch::default())
 }
