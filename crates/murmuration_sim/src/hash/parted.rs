@@ -478,25 +478,20 @@ mod tests {
         // builds, and must not leak into the next).
         let mut parted = SpatialHash::default();
         let elsewhere: Vec<Position> = positions.iter().map(|p| Position(p.0.yx())).collect();
-        let mut slots = vec![HashSlot::NONE; n as usize];
-        let mut changed = vec![Tick::new(0); n as usize];
+        let (mut slots, mut changed) = (Vec::new(), Vec::new());
         let now = Tick::new(9);
-        parted_build(
-            &mut parted,
-            &bounds,
-            now,
-            (&entities, &elsewhere, &velocities, &species),
-            (&mut slots, &mut changed),
-        );
-        changed.fill(Tick::new(0));
-        let mut slots = vec![HashSlot::NONE; n as usize];
-        parted_build(
-            &mut parted,
-            &bounds,
-            now,
-            (&entities, &positions, &velocities, &species),
-            (&mut slots, &mut changed),
-        );
+        for placed in [&elsewhere, &positions] {
+            // Each build starts from boids with no slot and no change marked.
+            slots = vec![HashSlot::NONE; n as usize];
+            changed = vec![Tick::new(0); n as usize];
+            parted_build(
+                &mut parted,
+                &bounds,
+                now,
+                (&entities, placed, &velocities, &species),
+                (&mut slots, &mut changed),
+            );
+        }
         assert_eq!(parted.entities(), serial.entities());
         assert!(parted.positions().eq(serial.positions()));
         assert!(parted.velocities().eq(serial.velocities()));
