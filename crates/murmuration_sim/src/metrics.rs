@@ -11,7 +11,7 @@ use bevy::tasks::{ComputeTaskPool, TaskPool};
 
 use crate::bounds::SimulationBounds;
 use crate::hash::SpatialHash;
-use crate::parallel::{run_each, workers};
+use crate::parallel::{Parts, for_each_part, run_each, workers};
 use crate::params::FlockParams;
 
 /// Polarization, the Vicsek order parameter `|sum(v / |v|)| / n`: 1 when every boid flies the
@@ -122,8 +122,7 @@ fn groups_in(hash: &SpatialHash, radius: f32, scratch: &mut MetricsScratch) -> (
             });
         },
     );
-    let slots = |p: usize| n * p / parts..n * (p + 1) / parts;
-    run_each((0..parts).map(slots), |slots| {
+    for_each_part(0..n, Parts::EVEN, |slots| {
         for i in slots {
             sizes[root(parent, i as u32) as usize].fetch_add(1, Relaxed);
         }
@@ -134,7 +133,7 @@ fn groups_in(hash: &SpatialHash, radius: f32, scratch: &mut MetricsScratch) -> (
     (count, largest)
 }
 
-/// Parts a thread of [`groups`]' passes: the pairs' cost varies from cell to cell.
+/// Parts a thread of [`groups`]' pass over the pairs, whose cost varies from cell to cell.
 const PARTS_PER_THREAD: usize = 8;
 
 /// The root of `i`'s tree, pointing each boid on the way at its grandparent (path halving).
