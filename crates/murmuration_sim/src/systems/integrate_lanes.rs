@@ -238,6 +238,7 @@ pub(crate) mod avx2 {
     use core::arch::x86_64::*;
 
     use super::LANES;
+    use crate::bounds::SimulationBounds;
 
     /// The `x` and `y` of the eight `Vec2`s (sixteen `f32`s) at `at`.
     ///
@@ -259,6 +260,65 @@ pub(crate) mod avx2 {
             _mm256_storeu_ps(xs.as_mut_ptr(), x);
             _mm256_storeu_ps(ys.as_mut_ptr(), y);
             (xs, ys)
+        }
+    }
+
+    /// [`SimulationBounds::delta`] from `from` to `to` in every lane, one array per coordinate:
+    /// the same operations as selects, so the same bits. Bit `l` of the mask is set where lane
+    /// `l` needs `delta`'s general formula instead (under wrapping edges, points more than one
+    /// world apart, or not finite: only a boid put outside the world by hand).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[inline(always)]
+    pub unsafe fn deltas(
+        bounds: &SimulationBounds,
+        (from_x, from_y): ([f32; LANES], [f32; LANES]),
+        (to_x, to_y): ([f32; LANES], [f32; LANES]),
+    ) -> ([f32; LANES], [f32; LANES], u32) {
+        // SAFETY: as the caller promises; every load and store covers one whole array.
+        unsafe {
+            let dx = _mm256_sub_ps(
+                _mm256_loadu_ps(to_x.as_ptr()),
+                _mm256_loadu_ps(from_x.as_ptr()),
+            );
+            let dy = _mm256_sub_ps(
+                _mm256_loadu_ps(to_y.as_ptr()),
+                _mm256_loadu_ps(from_y.as_ptr()),
+            );
+            let (mut dx_out, mut dy_out) = ([0.0; LANES], [0.0; LANES]);
+            let mut general = 0;
+            let (dx, dy) = if bounds.wraps() {
+                let size = bounds.rect.size();
+                let ((fx, near_x), (fy, near_y)) = (fold(dx, size.x), fold(dy, size.y));
+                general = !_mm256_movemask_ps(_mm256_and_ps(near_x, near_y)) as u32 & 0xff;
+                (fx, fy)
+            } else {
+                (dx, dy)
+            };
+            _mm256_storeu_ps(dx_out.as_mut_ptr(), dx);
+            _mm256_storeu_ps(dy_out.as_mut_ptr(), dy);
+            (dx_out, dy_out, general)
+        }
+    }
+
+    /// [`SimulationBounds::delta`]'s fold of one coordinate `d` of eight differences: `d - size`
+    /// above half a size, `d + size` below minus half a size, and where `d` is within one size
+    /// (the only case it covers).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[inline(always)]
+    unsafe fn fold(d: __m256, size: f32) -> (__m256, __m256) {
+        // SAFETY: as the caller promises.
+        unsafe {
+            let (s, half) = (_mm256_set1_ps(size), _mm256_set1_ps(size * 0.5));
+            let low = _mm256_cmp_ps::<_CMP_LT_OQ>(d, _mm256_set1_ps(-size * 0.5));
+            let high = _mm256_cmp_ps::<_CMP_GT_OQ>(d, half);
+            let r = _mm256_blendv_ps(d, _mm256_add_ps(d, s), low);
+            let r = _mm256_blendv_ps(r, _mm256_sub_ps(d, s), high);
+            let magnitude = _mm256_andnot_ps(_mm256_set1_ps(-0.0), d);
+            (r, _mm256_cmp_ps::<_CMP_LE_OQ>(magnitude, s))
         }
     }
 
