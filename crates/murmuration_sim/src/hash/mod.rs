@@ -349,6 +349,23 @@ impl SpatialHash {
         }
     }
 
+    /// The slots of the three rows of the 3x3 block of cells around cell `c`, top to bottom,
+    /// where the block lies wholly inside the grid: the runs [`Self::visit_block`] visits for
+    /// a position in `c` with a span of one, all at offset zero (empty ones included). `None`
+    /// for a cell on the grid's edge.
+    #[inline]
+    pub(crate) fn inner_block(&self, c: IVec2) -> Option<[Range<usize>; 3]> {
+        let (cols, rows) = (self.cols as i32, self.rows as i32);
+        if c.x < 1 || c.y < 1 || c.x + 1 >= cols || c.y + 1 >= rows {
+            return None;
+        }
+        let row = |y: i32| {
+            let centre = (y * cols + c.x) as usize;
+            self.cell_start[centre - 1] as usize..self.cell_start[centre + 2] as usize
+        };
+        Some([row(c.y - 1), row(c.y), row(c.y + 1)])
+    }
+
     /// Whether a block of `span` cells folds onto itself (a wrapped world fewer than
     /// `2 * span + 1` cells across), so that deltas need folding.
     #[inline]
@@ -897,6 +914,63 @@ mod tests {
             for (p, &cell) in points.iter().zip(&cells) {
                 assert_eq!(cell, hash.cell_index(*p), "{p} in {:?}", bounds.edges);
             }
+        }
+    }
+
+    /// `inner_block` gives, for every cell off the grid's edge, the runs `visit_block` visits
+    /// (leaving out the empty ones it skips), all at offset zero; and nothing on the edge.
+    #[test]
+    fn inner_blocks_are_visited_blocks() {
+        let rect = Rect::new(-100.0, 50.0, 700.0, 450.0);
+        for bounds in [
+            SimulationBounds::wrap(rect),
+            SimulationBounds {
+                rect,
+                edges: crate::bounds::Edges::TURN_BACK,
+            },
+        ] {
+            // Some cells empty, some crowded.
+            let boids: Vec<_> = (0..400u32)
+                .map(|i| {
+                    let t = i as f32;
+                    let p = Vec2::new(-100.0 + (t * t * 0.37) % 800.0, 50.0 + (t * 61.0) % 400.0);
+                    (Entity::from_raw_u32(i + 1).unwrap(), p, Vec2::X, 0)
+                })
+                .collect();
+            let mut hash = SpatialHash::default();
+            hash.rebuild(&bounds, 70.0, &boids);
+            let (mut inner, mut edge) = (0, 0);
+            for row in 0..hash.rows as i32 {
+                for column in 0..hash.cols as i32 {
+                    let c = IVec2::new(column, row);
+                    // The cell's centre, as the kernel passes a position in the cell.
+                    let p = hash.origin + (c.as_vec2() + 0.5) / hash.inv_cell;
+                    assert_eq!(hash.cell_xy(p), c);
+                    let mut visited = Vec::new();
+                    hash.visit_block(p, 1, |run, offset, _| visited.push((run, offset)));
+                    let on_edge = column == 0
+                        || row == 0
+                        || column + 1 == hash.cols as i32
+                        || row + 1 == hash.rows as i32;
+                    match hash.inner_block(c) {
+                        Some(rows) => {
+                            inner += 1;
+                            assert!(!on_edge, "{c}");
+                            let runs: Vec<_> = rows
+                                .into_iter()
+                                .filter(|run| !run.is_empty())
+                                .map(|run| (run, Vec2::ZERO))
+                                .collect();
+                            assert_eq!(runs, visited, "{c} in {:?}", bounds.edges);
+                        }
+                        None => {
+                            edge += 1;
+                            assert!(on_edge, "{c}");
+                        }
+                    }
+                }
+            }
+            assert!(inner > 10 && edge > 10, "{inner} inner, {edge} on the edge");
         }
     }
 }
