@@ -865,19 +865,24 @@ impl KNearest {
 mod tests {
     use super::*;
 
-    /// `cell_indices`, eight at a time, against `cell_index` one by one, for points inside,
-    /// on the edges of and far outside the world, and non-finite ones, in wrapping and walled
-    /// worlds, in groups that are all inside (the vector path), mixed, and a remainder.
-    #[test]
-    fn cell_indices_match_cell_index() {
+    /// The tests' world, with wrapping edges and with walls.
+    fn wrapping_and_walled() -> [SimulationBounds; 2] {
         let rect = Rect::new(-100.0, 50.0, 700.0, 450.0);
-        for bounds in [
+        [
             SimulationBounds::wrap(rect),
             SimulationBounds {
                 rect,
                 edges: crate::bounds::Edges::TURN_BACK,
             },
-        ] {
+        ]
+    }
+
+    /// `cell_indices`, eight at a time, against `cell_index` one by one, for points inside,
+    /// on the edges of and far outside the world, and non-finite ones, in wrapping and walled
+    /// worlds, in groups that are all inside (the vector path), mixed, and a remainder.
+    #[test]
+    fn cell_indices_match_cell_index() {
+        for bounds in wrapping_and_walled() {
             let boids: Vec<_> = (0..50)
                 .map(|i| {
                     let t = i as f32;
@@ -921,14 +926,7 @@ mod tests {
     /// (leaving out the empty ones it skips), all at offset zero; and nothing on the edge.
     #[test]
     fn inner_blocks_are_visited_blocks() {
-        let rect = Rect::new(-100.0, 50.0, 700.0, 450.0);
-        for bounds in [
-            SimulationBounds::wrap(rect),
-            SimulationBounds {
-                rect,
-                edges: crate::bounds::Edges::TURN_BACK,
-            },
-        ] {
+        for bounds in wrapping_and_walled() {
             // Some cells empty, some crowded.
             let boids: Vec<_> = (0..400u32)
                 .map(|i| {
