@@ -363,6 +363,9 @@ impl Block {
     pub fn find(&mut self, hash: &SpatialHash, p: Vec2, cell: IVec2) {
         self.len = 0;
         self.boids = 0;
+        // NOTE: the shortcut here, not inside `visit_block`: there (still a call, and the
+        // closure per run) it kept almost none of the gain; steering min 4.05 ms this way, 4.22
+        // inside `visit_block`, 4.27 without (100,000 boids, one thread, sixteen runs each).
         if let Some(rows) = hash.inner_block(cell) {
             // Nearly every cell: three runs in place, without the seam's cases.
             for (run, slot) in rows.into_iter().zip(&mut self.runs) {
