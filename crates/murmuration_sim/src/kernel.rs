@@ -872,27 +872,11 @@ mod avx512 {
                 // (indices from 16 on are `high`'s): the low half coordinate `k`, the high half
                 // coordinate `k + 1`.
                 let pick = |k: i32| {
-                    let i = |l: i32| 4 * l + k;
-                    let j = |l: i32| 4 * l + k + 1;
-                    let index = _mm512_setr_epi32(
-                        i(0),
-                        i(1),
-                        i(2),
-                        i(3),
-                        i(4),
-                        i(5),
-                        i(6),
-                        i(7),
-                        j(0),
-                        j(1),
-                        j(2),
-                        j(3),
-                        j(4),
-                        j(5),
-                        j(6),
-                        j(7),
-                    );
-                    _mm512_permutex2var_ps(low, index, high)
+                    let index: [i32; 16] = core::array::from_fn(|l| {
+                        let (lane, half) = ((l % LANES) as i32, (l / LANES) as i32);
+                        4 * lane + k + half
+                    });
+                    _mm512_permutex2var_ps(low, _mm512_loadu_epi32(index.as_ptr()), high)
                 };
                 let moved = _mm512_add_ps(pick(0), pair(offset.x, offset.y));
                 let velocity = pick(2);
