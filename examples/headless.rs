@@ -7,7 +7,7 @@ use std::time::Duration;
 use bevy::app::{AppExit, ScheduleRunnerPlugin};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy_murmuration::metrics::{mean_nearest_neighbour_distance, polarization};
+use bevy_murmuration::metrics::{Members, mean_nearest_neighbour_distance, polarization};
 use bevy_murmuration::prelude::*;
 
 /// What the command line asked for.
@@ -58,7 +58,7 @@ fn main() -> AppExit {
     });
     App::new()
         .add_plugins(MinimalPlugins.set(ScheduleRunnerPlugin::run_loop(Duration::ZERO)))
-        .add_plugins(BoidsPlugin::new(FixedUpdate).with_params(params))
+        .add_plugins(BoidsPlugins::new(FixedUpdate).with_params(params))
         // One fixed step per frame, as fast as the machine goes.
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
         .insert_resource(settings)
@@ -92,7 +92,7 @@ fn report(
          step_ms={:.3}",
         stats.boids,
         polarization(hash.velocities()).unwrap_or(0.0),
-        mean_nearest_neighbour_distance(&hash).unwrap_or(0.0),
+        mean_nearest_neighbour_distance(Members::all(&hash)).unwrap_or(0.0),
         stats.neighbours_per_boid(),
         stats.step_time().as_secs_f64() * 1e3,
     );

@@ -18,7 +18,7 @@ fn main() {
         }))
         .insert_resource(Time::<Fixed>::from_hz(60.0))
         .add_plugins(
-            BoidsPlugin::new(FixedUpdate).with_bounds(SimulationBounds::wrap(
+            BoidsPlugins::new(FixedUpdate).with_bounds(SimulationBounds::wrap(
                 Rect::from_center_size(Vec2::ZERO, Vec2::new(1400.0, 1020.0)),
             )),
         )

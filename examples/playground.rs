@@ -15,7 +15,7 @@ fn main() {
         }))
         .insert_resource(Time::<Fixed>::from_hz(60.0))
         .add_plugins(
-            BoidsPlugin::new(FixedUpdate).with_bounds(SimulationBounds::turn_back(
+            BoidsPlugins::new(FixedUpdate).with_bounds(SimulationBounds::turn_back(
                 Rect::from_center_size(Vec2::ZERO, Vec2::new(1100.0, 800.0)),
             )),
         )

@@ -7,8 +7,8 @@
 //! fifth of the run, sampled every 30 steps (twice a simulated second).
 
 use bevy::prelude::*;
-use bevy_murmuration::metrics::MeasuredRun;
 use bevy_murmuration::prelude::*;
+use murmuration_harness::measured::MeasuredRun;
 
 /// What the command line asked for.
 struct Settings {

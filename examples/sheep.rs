@@ -15,7 +15,7 @@ fn main() {
         }))
         .insert_resource(Time::<Fixed>::from_hz(60.0))
         .add_plugins(
-            BoidsPlugin::new(FixedUpdate)
+            BoidsPlugins::new(FixedUpdate)
                 .with_params(FlockParams::sheep())
                 .with_bounds(SimulationBounds::turn_back(Rect::from_center_size(
                     Vec2::ZERO,

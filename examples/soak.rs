@@ -5,7 +5,7 @@
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_murmuration::prelude::*;
-use bevy_murmuration::stress::use_single_threaded_executors;
+use murmuration_harness::stress::use_single_threaded_executors;
 
 /// Resident memory of this process, bytes (Linux; `None` elsewhere).
 fn resident_bytes() -> Option<u64> {
@@ -31,7 +31,7 @@ fn main() -> AppExit {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins)
         .add_plugins(
-            BoidsPlugin::new(FixedUpdate)
+            BoidsPlugins::new(FixedUpdate)
                 .with_params(params)
                 .with_bounds(bounds),
         )

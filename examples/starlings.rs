@@ -15,7 +15,7 @@ fn main() {
         }))
         .insert_resource(Time::<Fixed>::from_hz(60.0))
         .add_plugins(
-            BoidsPlugin::new(FixedUpdate)
+            BoidsPlugins::new(FixedUpdate)
                 // A gentle pull toward the roost keeps the murmuration one wheeling cloud.
                 .with_params(FlockParams {
                     seek_weight: 0.2,

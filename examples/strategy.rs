@@ -21,7 +21,7 @@ fn main() {
         }))
         .insert_resource(Time::<Fixed>::from_hz(60.0))
         .add_plugins(
-            BoidsPlugin::new(FixedUpdate)
+            BoidsPlugins::new(FixedUpdate)
                 .with_params(FlockParams {
                     max_speed: 90.0,
                     max_force: 300.0,

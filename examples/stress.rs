@@ -3,7 +3,7 @@
 //! `cargo run --release --example stress -- --boids 100000 --steps 300 [--threads 2]
 //! [--area-per-boid 1250] [--clustered] [--brute-force] [--seed 1] [--window]`
 //!
-//! Headless, it builds the flock of `murmuration_sim::stress` (the starlings preset, two species,
+//! Headless, it builds the flock of `murmuration_harness::stress` (the starlings preset, two species,
 //! a wrapping world at about 12 neighbours per boid), warms up, times `--steps` updates and
 //! prints the medians. With `--window` it draws the same flock and prints the mean frame time
 //! beside the simulation's share of it.
@@ -14,7 +14,7 @@ use bevy::window::{PresentMode, WindowResolution};
 use bevy_murmuration::neighbours::NeighbourSearch;
 use bevy_murmuration::prelude::*;
 use bevy_murmuration::render::{BoidsRenderPlugin, CapturePlugin, FlockLook};
-use bevy_murmuration::stress::{StressFlock, StressReport, task_pool_options};
+use murmuration_harness::stress::{StressFlock, StressReport, task_pool_options};
 
 /// What the command line asked for.
 #[derive(Debug, Clone)]
@@ -102,7 +102,7 @@ fn windowed(args: &Args) -> AppExit {
             }),
     )
     .add_plugins(
-        BoidsPlugin::new(FixedUpdate)
+        BoidsPlugins::new(FixedUpdate)
             .with_params(flock.params())
             .with_bounds(flock.bounds()),
     )
@@ -144,7 +144,7 @@ fn time_frames(
 ) {
     let now = std::time::Instant::now();
     if let Some(last) = times.last.replace(now)
-        && stats.steps > bevy_murmuration::stress::WARM_UP_STEPS as u64
+        && stats.steps > murmuration_harness::stress::WARM_UP_STEPS as u64
     {
         times.frame.push((now - last).as_secs_f64());
         let sim = stats.step_time().as_secs_f64();

@@ -9,7 +9,7 @@ use murmuration_sim::prelude::*;
 
 fn app() -> App {
     let mut app = App::new();
-    app.add_plugins((MinimalPlugins, BoidsPlugin::default()))
+    app.add_plugins((MinimalPlugins, BoidsPlugins::default()))
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
         .insert_resource(FlockLook::default())
         .insert_resource(ActivePreset::default())

@@ -10,7 +10,7 @@
 //!
 //! App::new()
 //!     .add_plugins(DefaultPlugins)
-//!     .add_plugins(BoidsPlugin::default().with_params(FlockParams::fish()))
+//!     .add_plugins(BoidsPlugins::default().with_params(FlockParams::fish()))
 //!     .add_plugins(BoidsRenderPlugin::new(FlockLook::fish()))
 //!     .insert_resource(FlockPopulation::new(1500, 1))
 //!     .run();
@@ -49,7 +49,7 @@ pub mod prelude {
 
 /// The flock's drawing: shapes, cameras, trails and colours, plus [`BoidsControlsPlugin`] (and
 /// the debug overlays with feature `debug`). Needs Bevy's render, sprite and window plugins
-/// (`DefaultPlugins`) and [`murmuration_sim::BoidsPlugin`].
+/// (`DefaultPlugins`) and [`murmuration_sim::BoidsPlugins`].
 #[derive(Debug, Clone, Default)]
 pub struct BoidsRenderPlugin {
     look: FlockLook,

@@ -18,7 +18,7 @@ fn app() -> (App, Entity) {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, InputPlugin))
         .add_plugins(
-            BoidsPlugin::default()
+            BoidsPlugins::default()
                 .with_bounds(SimulationBounds::wrap(Rect::new(0.0, 0.0, 800.0, 600.0))),
         )
         .add_plugins(BoidsControlsPlugin)

@@ -19,7 +19,7 @@ fn app() -> (App, Entity, Vec<Entity>) {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, InputPlugin))
         .add_plugins(
-            BoidsPlugin::default().with_bounds(SimulationBounds::turn_back(Rect::new(
+            BoidsPlugins::default().with_bounds(SimulationBounds::turn_back(Rect::new(
                 0.0, 0.0, 800.0, 600.0,
             ))),
         )

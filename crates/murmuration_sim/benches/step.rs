@@ -2,16 +2,16 @@
 //! brute-force neighbours at 1k and 10k, and the hash rebuild and the neighbour sums alone.
 //!
 //! `cargo bench -p murmuration_sim --bench step` (release build). Every flock is
-//! `murmuration_sim::stress::StressFlock` (the starlings preset, two species, a wrapping world at
+//! `murmuration_harness::stress::StressFlock` (the starlings preset, two species, a wrapping world at
 //! about 12 neighbours per boid), warmed up before timing. Threads: `MURMURATION_BENCH_THREADS`,
 //! default all cores. The allocation columns count every allocation a step makes, Bevy's
 //! scheduler and task pool included.
 
 use bevy::prelude::*;
 use divan::{AllocProfiler, Bencher};
+use murmuration_harness::stress::{StressFlock, WARM_UP_STEPS};
 use murmuration_sim::prelude::*;
-use murmuration_sim::stress::{StressFlock, WARM_UP_STEPS};
-use murmuration_sim::{FlockSlots, NeighbourSearch, flock_sums};
+use murmuration_sim::{FlockTable, NeighbourSearch, neighbour_sums};
 
 #[global_allocator]
 static ALLOC: AllocProfiler = AllocProfiler::system();
@@ -78,13 +78,14 @@ fn hash_rebuild(bencher: Bencher, boids: usize) {
     bencher.bench_local(|| hash.rebuild(&bounds, cell, &boids));
 }
 
-/// Every boid's neighbour sums and flocking force (the flocking rules' neighbour search) alone.
+/// Every boid's neighbour sums (the flocking rules' neighbour search) alone.
 #[divan::bench(args = [10_000, 100_000, 1_000_000], sample_size = 1, max_time = 3)]
-fn neighbour_sums(bencher: Bencher, boids: usize) {
+fn neighbour_pass(bencher: Bencher, boids: usize) {
     let (boids, flock) = snapshot(boids);
     let (bounds, params) = (flock.bounds(), flock.params());
     let mut hash = SpatialHash::default();
     hash.rebuild(&bounds, params.perception_radius, &boids);
-    let mut out = FlockSlots::default();
-    bencher.bench_local(|| flock_sums(&hash, &params, &bounds, NeighbourSearch::Grid, &mut out));
+    let table = FlockTable::new(&params);
+    let mut out = Vec::new();
+    bencher.bench_local(|| neighbour_sums(&hash, &table, &bounds, NeighbourSearch::Grid, &mut out));
 }

@@ -1,27 +1,30 @@
 //! The steering behaviours as pure functions of plain vectors, each with its formula.
 //!
-//! The plugin's systems (and [`flock_sums`](crate::flock_sums())) feed them from the ECS and
-//! the spatial hash; tools and tests can call them directly. `p` is the boid's position, `v` its
+//! The plugin's systems feed them from the ECS and the spatial hash; tools and tests can call
+//! them directly. The flocking rules themselves (separation, alignment, cohesion) are in
+//! [`rules`], written once for one boid and for lanes of boids. `p` is the boid's position, `v` its
 //! velocity, `d` a vector from the boid to something else. None of them returns NaN for finite
 //! input, zero vectors included.
 
 use bevy::prelude::*;
 
+use crate::lanes::Coords;
+use crate::math::Vector;
+use crate::rules::{self, Observer, VIEW_ALL, VIEW_NARROW, VIEW_WIDE, view_kind};
+
 /// Reynolds steering toward a desired velocity: `force = desired - v`, shortened to at most
 /// `max_force` without changing its direction.
 #[inline]
-pub fn steer_to_velocity(desired: Vec2, v: Vec2, max_force: f32) -> Vec2 {
+pub fn steer_to_velocity(desired: Vector, v: Vector, max_force: f32) -> Vector {
     (desired - v).clamp_length_max(max_force.max(0.0))
 }
 
 /// Reynolds steering along a direction: `desired = dir / |dir| * speed`,
 /// `force = desired - v`, `|force| <= max_force`. A zero (or non-finite) `dir` gives a zero force.
+/// ([`rules::steer`] for one boid.)
 #[inline]
-pub fn steer(dir: Vec2, v: Vec2, speed: f32, max_force: f32) -> Vec2 {
-    match dir.try_normalize() {
-        Some(unit) => steer_to_velocity(unit * speed, v, max_force),
-        None => Vec2::ZERO,
-    }
+pub fn steer(dir: Vector, v: Vector, speed: f32, max_force: f32) -> Vector {
+    rules::steer(Coords::of(dir), Coords::of(v), speed, max_force.max(0.0)).to_vector()
 }
 
 /// The cosine threshold of a field of view of `fov_degrees`: a neighbour is visible when the
@@ -36,147 +39,30 @@ pub fn view_cos(fov_degrees: f32) -> f32 {
     }
 }
 
-/// Field of view: `dot(d, v) / (|d| |v|) >= view_cos`, without a square root or division.
+/// Field of view: `dot(d, v) / (|d| |v|) >= view_cos`, without a square root or division
+/// ([`rules::in_view`] for one boid).
 ///
 /// A boid that does not move (`v = 0`) sees all around, and so does one with `view_cos <= -1`.
 #[inline]
-pub fn in_view(d: Vec2, v: Vec2, view_cos: f32) -> bool {
-    if view_cos <= -1.0 {
-        return true;
-    }
-    let dot = d.dot(v);
-    let bound = view_cos * view_cos * d.length_squared() * v.length_squared();
-    if view_cos >= 0.0 {
-        dot >= 0.0 && dot * dot >= bound
-    } else {
-        dot >= 0.0 || dot * dot <= bound
-    }
-}
-
-/// Separation push from one neighbour at `d` (from the boid to the neighbour), `|d|^2 = d2`:
-/// `(p - q) / |p - q|^2 = -d / d2`, so a neighbour twice as close pushes twice as hard. Two boids
-/// on the same spot push apart along `tie_break()` (a unit vector, only asked for then) as if
-/// they were [`COINCIDENT_DISTANCE`] apart.
-#[inline]
-pub fn separation_push(d: Vec2, d2: f32, tie_break: impl FnOnce() -> Vec2) -> Vec2 {
-    if d2 > 0.0 {
-        -d * d2.recip()
-    } else {
-        tie_break() * COINCIDENT_DISTANCE.recip()
+pub fn in_view(d: Vector, v: Vector, view_cos: f32) -> bool {
+    let d = Coords::of(d);
+    let d2 = d.length_squared();
+    let o = Observer::new(
+        Coords::zero(),
+        Coords::of(v),
+        0,
+        0.0,
+        0.0,
+        view_cos * view_cos,
+    );
+    match view_kind(view_cos) {
+        VIEW_ALL => true,
+        VIEW_NARROW => rules::in_view::<f32, VIEW_NARROW>(&o, d, d2),
+        _ => rules::in_view::<f32, VIEW_WIDE>(&o, d, d2),
     }
 }
 
-/// The distance two boids on exactly the same spot are treated as being apart, world units.
-pub const COINCIDENT_DISTANCE: f32 = 0.01;
-
-/// Sums over a boid's neighbours for the three flocking rules, filled one neighbour at a time.
-#[derive(Reflect, Debug, Clone, Copy, Default, PartialEq)]
-#[reflect(Debug, Clone, Default, PartialEq)]
-pub struct FlockSums {
-    /// Sum of [`separation_push`] over neighbours closer than the separation distance.
-    pub separation: Vec2,
-    /// Sum of the velocities of same-species neighbours.
-    pub alignment: Vec2,
-    /// Sum of the deltas to same-species neighbours.
-    pub cohesion: Vec2,
-    /// Number of same-species neighbours.
-    pub same_species: u32,
-    /// Number of neighbours of any species.
-    pub neighbours: u32,
-}
-
-impl FlockSums {
-    /// Adds one visible neighbour at delta `d` (`|d|^2 = d2`) with velocity `velocity`.
-    #[inline]
-    pub fn add(
-        &mut self,
-        d: Vec2,
-        d2: f32,
-        velocity: Vec2,
-        same_species: bool,
-        separation2: f32,
-        tie_break: impl FnOnce() -> Vec2,
-    ) {
-        self.neighbours += 1;
-        if d2 < separation2 {
-            self.separation += separation_push(d, d2, tie_break);
-        }
-        if same_species {
-            self.alignment += velocity;
-            self.cohesion += d;
-            self.same_species += 1;
-        }
-    }
-}
-
-/// The weights the three rules are steered with.
-#[derive(Reflect, Debug, Clone, Copy, PartialEq)]
-#[reflect(Debug, Clone, PartialEq)]
-pub struct RuleWeights {
-    /// Separation weight.
-    pub separation: f32,
-    /// Alignment weight.
-    pub alignment: f32,
-    /// Cohesion weight.
-    pub cohesion: f32,
-}
-
-impl RuleWeights {
-    /// The three weights of `params`.
-    pub fn of(params: &crate::params::FlockParams) -> Self {
-        Self {
-            separation: params.separation_weight,
-            alignment: params.alignment_weight,
-            cohesion: params.cohesion_weight,
-        }
-    }
-}
-
-/// The flocking force from a boid's neighbour sums:
-/// `separation_weight * steer(sum of pushes) + alignment_weight * steer(sum of velocities)
-/// + cohesion_weight * steer(mean delta)`, each `steer` at `speed` and capped at `max_force`.
-///
-/// Alignment uses the sum, not the mean: only its direction matters to `steer`. Cohesion's mean
-/// delta is the way to the local centre, `mean(q) - p`.
-///
-/// With `units` set (strategy-game units) only separation counts, and it is a push that grows
-/// with the crowding instead of a full-speed steer: `normalize(S) * speed * clamp(|S| s - 1, 0, 1)`,
-/// capped at `max_force`, where `S` is the sum of pushes and `s` the separation distance (for one
-/// neighbour: zero at the separation distance, full at half of it). It does not brake a unit that
-/// walks past another (arrive does the braking), and two units standing too close ease apart
-/// rather than being kicked to full speed and back each step, which is what makes a crowd jitter.
-/// Crowding under [`UNIT_CROWDING_DEADBAND`] pushes not at all.
-#[inline]
-pub fn flocking_force(
-    sums: &FlockSums,
-    v: Vec2,
-    speed: f32,
-    max_force: f32,
-    weights: RuleWeights,
-    units: bool,
-    separation_distance: f32,
-) -> Vec2 {
-    if units {
-        let crowding = (sums.separation.length() * separation_distance - 1.0).clamp(0.0, 1.0);
-        if crowding < UNIT_CROWDING_DEADBAND {
-            return Vec2::ZERO;
-        }
-        let push = sums.separation.normalize_or_zero() * speed * crowding;
-        return push.clamp_length_max(max_force.max(0.0)) * weights.separation;
-    }
-    let mut force = steer(sums.separation, v, speed, max_force) * weights.separation;
-    if sums.same_species > 0 {
-        force += steer(sums.alignment, v, speed, max_force) * weights.alignment;
-        let centre = sums.cohesion / sums.same_species as f32;
-        force += steer(centre, v, speed, max_force) * weights.cohesion;
-    }
-    force
-}
-
-/// Units ignore a crowding below this (about 5% inside the separation distance): a push that
-/// fades out smoothly would keep a packed crowd creeping apart for half a minute at a tenth of a
-/// unit a second; with the dead band it comes to rest, like friction.
-pub const UNIT_CROWDING_DEADBAND: f32 = 0.05;
+pub use crate::rules::COINCIDENT_DISTANCE;
 
 /// Turn-back direction: `+1` on an axis when `p` is within `margin` of the low edge, `-1` near the
 /// high edge, `0` elsewhere; steer along it with weight `edge_weight`.

@@ -9,8 +9,8 @@ use bevy::prelude::*;
 /// Marks an entity as a member of the flock.
 ///
 /// Inserting `Boid` brings everything the simulation reads and writes with it (required
-/// components): [`Position`], [`Velocity`], [`Acceleration`], [`Species`], [`HashSlot`] and a
-/// [`Transform`] that the plugin keeps in step with the position and heading.
+/// components): [`Position`], [`Velocity`], [`Acceleration`], [`Species`], [`FlockId`],
+/// [`HashSlot`] and a [`Transform`] that the plugin keeps in step with the position and heading.
 #[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[reflect(Component, Default, Debug, Clone)]
 #[require(
@@ -19,6 +19,7 @@ use bevy::prelude::*;
     Velocity,
     Acceleration,
     Species,
+    FlockId,
     HashSlot,
     Transform
 )]
@@ -117,6 +118,7 @@ pub struct Attractor;
     Velocity,
     Acceleration,
     Predator,
+    FlockId,
     MaxSpeed(Hunter::DEFAULT_MAX_SPEED),
     Transform
 )]
@@ -169,4 +171,23 @@ impl Arrive {
 pub struct Obstacle {
     /// Radius of the obstacle in world units.
     pub radius: f32,
+}
+
+/// Which row of the [`FlockTable`](crate::FlockTable) a boid or hunter flies by: its flock's. Kept by the plugin
+/// from [`InFlock`](crate::InFlock) (0, the default flock, without it); read it, do not set it.
+#[derive(
+    Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Deref,
+)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct FlockId(pub(crate) u16);
+
+impl FlockId {
+    /// The default flock: boids in no [`Flock`](crate::Flock), flying by the [`FlockParams`](crate::FlockParams)
+    /// resource.
+    pub const DEFAULT: Self = Self(0);
+
+    /// The row index.
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
 }

@@ -8,9 +8,10 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
 use crate::bounds::SimulationBounds;
+use crate::components::FlockId;
 use crate::components::{Boid, Hunter, Position, PreviousPosition, Velocity};
 use crate::hash::SpatialHash;
-use crate::params::FlockParams;
+use crate::table::FlockTable;
 
 /// What becomes of a caught boid.
 #[derive(Reflect, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -91,11 +92,16 @@ pub(crate) fn catch_prey(
     time: Res<Time>,
     hash: Res<SpatialHash>,
     bounds: Res<SimulationBounds>,
-    params: Res<FlockParams>,
+    table: Res<FlockTable>,
     mut stats: ResMut<CatchStats>,
     mut hunters: Query<(Entity, &Position, &mut Hunter)>,
     mut boids: Query<
-        (&mut Position, &mut Velocity, &mut PreviousPosition),
+        (
+            &mut Position,
+            &mut Velocity,
+            &mut PreviousPosition,
+            &FlockId,
+        ),
         (With<Boid>, Without<Hunter>),
     >,
     mut caught: MessageWriter<BoidCaught>,
@@ -109,6 +115,8 @@ pub(crate) fn catch_prey(
     }
     taken.clear();
     let r2 = rules.radius * rules.radius;
+    // The fastest any boid may have flown since the hash was built.
+    let fastest = table.rows().iter().map(|r| r.max_speed).fold(0.0, f32::max);
     for (hunter_entity, hunter_position, mut hunter) in &mut hunters {
         if hunter.resting > 0.0 {
             hunter.resting = (hunter.resting - dt).max(0.0);
@@ -117,7 +125,7 @@ pub(crate) fn catch_prey(
         // The hash holds the boids as they were at the start of the step; check where they are
         // now, among those that were near.
         let mut prey = None;
-        let reach = rules.radius + params.max_speed * dt * 2.0;
+        let reach = rules.radius + fastest * dt * 2.0;
         hash.for_each_within(hunter_position.0, reach, |hit| {
             let entity = hash.entity(hit.slot);
             if prey.is_none()
@@ -142,10 +150,10 @@ pub(crate) fn catch_prey(
         match rules.on_catch {
             OnCatch::Remove => commands.entity(boid).despawn(),
             OnCatch::Respawn => {
-                if let Ok((mut p, mut v, mut previous)) = boids.get_mut(boid) {
+                if let Ok((mut p, mut v, mut previous, flock)) = boids.get_mut(boid) {
                     let (edge, inward) = edge_point(&bounds, rules.seed, stats.catches);
                     p.0 = edge;
-                    v.0 = inward * params.max_speed * 0.75;
+                    v.0 = inward * table.row(*flock).max_speed * 0.75;
                     previous.0 = None;
                 }
             }

@@ -1,24 +1,85 @@
 //! Numbers that describe a flock's shape, computed from the [`SpatialHash`] snapshot: how
 //! ordered it is, how tight, in how many groups, how crowded, whether it mills. [`FlockMetrics`]
-//! holds them, refreshed every [`MetricsSettings::every`] steps.
+//! holds them for the default flock, and [`FlockShape`] for each [`Flock`](crate::Flock),
+//! refreshed every [`MetricsSettings::every`] steps.
+//!
+//! Every measure takes the boids it describes as [`Members`]: the whole hash, or one flock.
 
 use core::ops::Range;
 use core::sync::atomic::AtomicU32;
 use core::sync::atomic::Ordering::Relaxed;
 
 use bevy::prelude::*;
-use bevy::tasks::{ComputeTaskPool, TaskPool};
 
 use crate::bounds::SimulationBounds;
+use crate::components::FlockId;
+use crate::flock::Flock;
 use crate::hash::SpatialHash;
-use crate::parallel::{Parts, for_each_part, run_each, workers};
-use crate::params::FlockParams;
+use crate::math::Vector;
+use crate::parallel::{Parts, for_each_part, pool, run_each, workers};
+use crate::stats::FlockStats;
+use crate::table::{FlockRow, FlockTable};
+
+/// The boids a measure describes: every boid of a hash, or the boids of one flock.
+#[derive(Debug, Clone, Copy)]
+pub struct Members<'a> {
+    hash: &'a SpatialHash,
+    flock: Option<FlockId>,
+}
+
+impl<'a> Members<'a> {
+    /// Every boid in `hash`.
+    pub fn all(hash: &'a SpatialHash) -> Self {
+        Self { hash, flock: None }
+    }
+
+    /// The boids of `flock` in `hash`.
+    pub fn of(hash: &'a SpatialHash, flock: FlockId) -> Self {
+        Self {
+            hash,
+            flock: Some(flock),
+        }
+    }
+
+    /// Whether the boid in `slot` is one of them.
+    #[inline]
+    pub fn contains(&self, slot: usize) -> bool {
+        self.flock.is_none_or(|f| self.hash.flock_of(slot) == f)
+    }
+
+    /// Their slots, in slot order.
+    pub fn slots(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.hash.len()).filter(|&i| self.contains(i))
+    }
+
+    /// How many.
+    pub fn count(&self) -> usize {
+        match self.flock {
+            None => self.hash.len(),
+            Some(_) => self.slots().count(),
+        }
+    }
+
+    /// At most [`SAMPLED_BOIDS`] of their slots, spread over them: every `k`-th in slot order
+    /// (cell by cell, so spread over the whole flock).
+    fn sample(&self) -> impl Iterator<Item = usize> + '_ {
+        let step = self.count().div_ceil(SAMPLED_BOIDS).max(1);
+        self.slots().step_by(step)
+    }
+}
+
+/// A [`Flock`](crate::Flock)'s [`FlockMetrics`] (every `Flock` has one while
+/// [`MetricsPlugin`](crate::MetricsPlugin) is added), refreshed with the default flock's
+/// ([`MetricsSettings::every`](crate::MetricsSettings::every) steps).
+#[derive(Component, Reflect, Debug, Clone, Default, PartialEq, Deref)]
+#[reflect(Component, Debug, Clone, Default)]
+pub struct FlockShape(pub FlockMetrics);
 
 /// Polarization, the Vicsek order parameter `|sum(v / |v|)| / n`: 1 when every boid flies the
 /// same way, near 0 when headings are random. Boids that do not move are left out; `None` if
 /// none moves.
-pub fn polarization(velocities: impl IntoIterator<Item = Vec2>) -> Option<f32> {
-    let (mut sum, mut n) = (Vec2::ZERO, 0u32);
+pub fn polarization(velocities: impl IntoIterator<Item = Vector>) -> Option<f32> {
+    let (mut sum, mut n) = (Vector::ZERO, 0u32);
     for v in velocities {
         if let Some(u) = v.try_normalize() {
             sum += u;
@@ -28,20 +89,22 @@ pub fn polarization(velocities: impl IntoIterator<Item = Vec2>) -> Option<f32> {
     (n > 0).then(|| sum.length() / n as f32)
 }
 
-/// Mean distance from each boid to its nearest other boid (nearest image when the edges wrap),
-/// world units; `None` with fewer than two boids. A flock of more than [`SAMPLED_BOIDS`] is
-/// measured on that many boids spread over it.
-pub fn mean_nearest_neighbour_distance(hash: &SpatialHash) -> Option<f32> {
-    if hash.len() < 2 {
-        return None;
+/// Mean distance from each boid to its nearest other boid of the same members (nearest image
+/// when the edges wrap), world units; `None` with fewer than two. More than [`SAMPLED_BOIDS`]
+/// are measured on that many spread over them.
+pub fn mean_nearest_neighbour_distance(members: Members) -> Option<f32> {
+    let hash = members.hash;
+    let (mut total, mut n) = (0.0f64, 0u32);
+    for i in members.sample() {
+        let nearest = hash.nearest(hash.position(i), f32::INFINITY, |hit| {
+            hit.slot != i && members.contains(hit.slot)
+        });
+        if let Some(hit) = nearest {
+            total += f64::from(hit.distance_squared.sqrt());
+            n += 1;
+        }
     }
-    let slots = sample(hash.len());
-    let n = slots.len();
-    let total: f64 = slots
-        .filter_map(|i| hash.nearest(hash.position(i), f32::INFINITY, |hit| hit.slot != i))
-        .map(|hit| f64::from(hit.distance_squared.sqrt()))
-        .sum();
-    Some((total / n as f64) as f32)
+    (n > 0).then(|| (total / f64::from(n)) as f32)
 }
 
 /// The most boids the nearest-neighbour metrics look at: a larger flock is measured on every
@@ -50,35 +113,32 @@ pub fn mean_nearest_neighbour_distance(hash: &SpatialHash) -> Option<f32> {
 /// are exact.
 pub const SAMPLED_BOIDS: usize = 8192;
 
-/// The slots the nearest-neighbour metrics look at, out of `n`.
-fn sample(n: usize) -> core::iter::StepBy<core::ops::Range<usize>> {
-    (0..n).step_by(n.div_ceil(SAMPLED_BOIDS).max(1))
-}
-
-/// Share of boids with another boid closer than `distance` (a separation violation), 0 to 1;
-/// over [`SAMPLED_BOIDS`] of them in a larger flock.
-pub fn share_closer_than(hash: &SpatialHash, distance: f32) -> f32 {
-    if hash.is_empty() {
-        return 0.0;
+/// Share of the members with another member closer than `distance` (a separation violation),
+/// 0 to 1; over [`SAMPLED_BOIDS`] of them in a larger flock.
+pub fn share_closer_than(members: Members, distance: f32) -> f32 {
+    let hash = members.hash;
+    let (mut crowded, mut n) = (0u32, 0u32);
+    for i in members.sample() {
+        n += 1;
+        let near = hash.nearest(hash.position(i), distance, |hit| {
+            hit.slot != i && members.contains(hit.slot)
+        });
+        crowded += u32::from(near.is_some());
     }
-    let slots = sample(hash.len());
-    let n = slots.len();
-    let crowded = slots
-        .filter(|&i| {
-            hash.nearest(hash.position(i), distance, |hit| hit.slot != i)
-                .is_some()
-        })
-        .count();
-    crowded as f32 / n as f32
+    if n == 0 {
+        0.0
+    } else {
+        crowded as f32 / n as f32
+    }
 }
 
-/// Groups of boids linked by chains of neighbours closer than `radius` (union-find over the
-/// hash's [pairs within `radius`](SpatialHash::for_each_pair_within)): how many groups, and how
-/// many boids the largest holds. The pairs are found and joined in parts on Bevy's compute task
-/// pool (started with its defaults if no app has started it); the result does not depend on the
-/// number of threads.
-pub fn groups(hash: &SpatialHash, radius: f32) -> (usize, usize) {
-    groups_in(hash, radius, &mut MetricsScratch::default())
+/// Groups of members linked by chains of members closer than `radius` to each other
+/// (union-find over the hash's [pairs within `radius`](SpatialHash::for_each_pair_within)):
+/// how many groups, and how many boids the largest holds. The pairs are found and joined in
+/// parts on Bevy's compute task pool (started with its defaults if no app has started it); the
+/// result does not depend on the number of threads.
+pub fn groups(members: Members, radius: f32) -> (usize, usize) {
+    groups_in(members, radius, &mut MetricsScratch::default())
 }
 
 /// What a metrics refresh keeps from one refresh to the next, so that once its buffers have
@@ -90,13 +150,14 @@ pub(crate) struct MetricsScratch {
     /// [`groups`]' boids under each root.
     sizes: Vec<AtomicU32>,
     /// The runs of one cell's block, for each part of [`groups`]' pass over the pairs.
-    runs: Vec<Vec<(Range<usize>, Vec2, BVec2)>>,
+    runs: Vec<Vec<(Range<usize>, Vector, crate::hash::Fold)>>,
 }
 
 /// [`groups`] with the buffers of `scratch`: the pairs found and joined in parts on the compute
 /// task pool, into one union-find that every part links into at once. Which part links what
 /// first changes the trees, never the groups, so the result is the same on any thread count.
-fn groups_in(hash: &SpatialHash, radius: f32, scratch: &mut MetricsScratch) -> (usize, usize) {
+fn groups_in(members: Members, radius: f32, scratch: &mut MetricsScratch) -> (usize, usize) {
+    let hash = members.hash;
     let n = hash.len();
     if n == 0 {
         return (0, 0);
@@ -110,21 +171,24 @@ fn groups_in(hash: &SpatialHash, radius: f32, scratch: &mut MetricsScratch) -> (
     parent.extend((0..n as u32).map(AtomicU32::new));
     sizes.clear();
     sizes.resize_with(n, || AtomicU32::new(0));
-    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-    let parts = workers(pool) * PARTS_PER_THREAD;
+    let parts = workers(pool()) * PARTS_PER_THREAD;
     runs.resize_with(parts.max(runs.len()), Vec::new);
     let parent = &parent[..];
     run_each(
         hash.cell_parts(parts).zip(runs.iter_mut()),
         |(cells, runs)| {
             hash.for_each_pair_within_cells(radius, cells, runs, |a, b| {
-                join(parent, a as u32, b as u32);
+                if members.contains(a) && members.contains(b) {
+                    join(parent, a as u32, b as u32);
+                }
             });
         },
     );
     for_each_part(0..n, Parts::EVEN, |slots| {
         for i in slots {
-            sizes[root(parent, i as u32) as usize].fetch_add(1, Relaxed);
+            if members.contains(i) {
+                sizes[root(parent, i as u32) as usize].fetch_add(1, Relaxed);
+            }
         }
     });
     let sizes = sizes.iter().map(|s| s.load(Relaxed));
@@ -176,17 +240,19 @@ fn join(parent: &[AtomicU32], a: u32, b: u32) {
 }
 
 /// Milling, the rotation order parameter `|sum((r_i x v_i) / (|r_i| |v_i|))| / n`, with `r_i`
-/// from the flock's centre: 1 when every boid circles the centre the same way (a fish mill),
+/// from the members' centre: 1 when every boid circles the centre the same way (a fish mill),
 /// near 0 for a flock that flies straight or at random. Under wrapping edges the centre is the
 /// circular mean of the positions, so a flock across the seam still has one. `None` with fewer
-/// than two boids.
-pub fn milling(hash: &SpatialHash, bounds: &SimulationBounds) -> Option<f32> {
-    if hash.len() < 2 {
+/// than two.
+pub fn milling(members: Members, bounds: &SimulationBounds) -> Option<f32> {
+    if members.count() < 2 {
         return None;
     }
-    let centre = flock_centre(hash, bounds);
+    let hash = members.hash;
+    let centre = flock_centre(members, bounds)?;
     let (mut sum, mut n) = (0.0f64, 0u32);
-    for (p, v) in hash.positions().zip(hash.velocities()) {
+    for i in members.slots() {
+        let (p, v) = (hash.position(i), hash.velocity(i));
         let r = bounds.delta(centre, p);
         let (lr, lv) = (r.length(), v.length());
         if lr > 0.0 && lv > 0.0 {
@@ -197,34 +263,41 @@ pub fn milling(hash: &SpatialHash, bounds: &SimulationBounds) -> Option<f32> {
     (n > 0).then(|| (sum.abs() / f64::from(n)) as f32)
 }
 
-/// The centre of the flock: the mean position, or under wrapping edges the circular mean on each
-/// axis (so a flock straddling the seam is centred on the seam, not in the middle of the world).
-pub fn flock_centre(hash: &SpatialHash, bounds: &SimulationBounds) -> Vec2 {
-    let n = hash.len().max(1) as f32;
+/// The centre of the members: the mean position, or under wrapping edges the circular mean on
+/// each axis (so a flock straddling the seam is centred on the seam, not in the middle of the
+/// world). `None` for no members.
+pub fn flock_centre(members: Members, bounds: &SimulationBounds) -> Option<Vector> {
+    let hash = members.hash;
+    let positions = members.slots().map(|i| hash.position(i));
     if !bounds.wraps() {
-        return hash.positions().fold(Vec2::ZERO, |a, p| a + p) / n;
+        let (sum, n) = positions.fold((Vector::ZERO, 0u32), |(s, n), p| (s + p, n + 1));
+        return (n > 0).then(|| sum / n as f32);
     }
     let (min, size) = (bounds.rect.min, bounds.rect.size());
-    let (mut cx, mut sx, mut cy, mut sy) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
-    for p in hash.positions() {
+    let (mut cos, mut sin, mut n) = (Vector::ZERO, Vector::ZERO, 0u32);
+    for p in positions {
         let a = (p - min) / size * core::f32::consts::TAU;
-        cx += a.x.cos();
-        sx += a.x.sin();
-        cy += a.y.cos();
-        sy += a.y.sin();
+        cos += Vector::new(a.x.cos(), a.y.cos());
+        sin += Vector::new(a.x.sin(), a.y.sin());
+        n += 1;
     }
     let angle = |c: f32, s: f32| s.atan2(c).rem_euclid(core::f32::consts::TAU);
-    min + Vec2::new(angle(cx, sx), angle(cy, sy)) / core::f32::consts::TAU * size
+    let angles = Vector::new(angle(cos.x, sin.x), angle(cos.y, sin.y));
+    (n > 0).then(|| min + angles / core::f32::consts::TAU * size)
 }
 
-/// Mean speed, world units per second; 0 for no boids.
-pub fn mean_speed(hash: &SpatialHash) -> f32 {
-    let n = hash.len().max(1) as f32;
-    hash.velocities().map(Vec2::length).sum::<f32>() / n
+/// Mean speed of the members, world units per second; 0 for none.
+pub fn mean_speed(members: Members) -> f32 {
+    let hash = members.hash;
+    let (sum, n) = members.slots().fold((0.0f32, 0u32), |(s, n), i| {
+        (s + hash.velocity(i).length(), n + 1)
+    });
+    sum / n.max(1) as f32
 }
 
-/// The flock's shape, refreshed every [`MetricsSettings::every`] steps from the step's snapshot.
-/// All zero until the first refresh.
+/// A flock's shape, refreshed every [`MetricsSettings::every`] steps from the step's snapshot:
+/// the resource describes the default flock, a [`FlockShape`] its [`Flock`](crate::Flock). All
+/// zero until the first refresh.
 #[derive(Resource, Reflect, Debug, Clone, Default, PartialEq)]
 #[reflect(Resource, Debug, Clone, Default)]
 pub struct FlockMetrics {
@@ -240,7 +313,7 @@ pub struct FlockMetrics {
     pub groups: usize,
     /// The largest group's share of the flock, 0 to 1.
     pub largest_share: f32,
-    /// Share of boids with a neighbour closer than the separation distance
+    /// Share of boids with a neighbour of their flock closer than the separation distance
     /// ([`share_closer_than`]), 0 to 1.
     pub violations: f32,
     /// [`milling`], 0 to 1.
@@ -268,29 +341,32 @@ impl FlockMetrics {
         }
     }
 
-    /// Measures the flock in `hash` under `params` and `bounds`.
-    pub fn measure(hash: &SpatialHash, params: &FlockParams, bounds: &SimulationBounds) -> Self {
-        Self::measure_in(hash, params, bounds, &mut MetricsScratch::default())
+    /// Measures `members`, a flock flying by `row`, in a world with `bounds`.
+    pub fn measure(members: Members, row: &FlockRow, bounds: &SimulationBounds) -> Self {
+        Self::measure_in(members, row, bounds, &mut MetricsScratch::default())
     }
 
     /// [`Self::measure`] with the buffers of `scratch`.
     fn measure_in(
-        hash: &SpatialHash,
-        params: &FlockParams,
+        members: Members,
+        row: &FlockRow,
         bounds: &SimulationBounds,
         scratch: &mut MetricsScratch,
     ) -> Self {
-        let (groups, largest) = groups_in(hash, params.perception_radius, scratch);
+        let hash = members.hash;
+        let boids = members.count();
+        let (groups, largest) = groups_in(members, row.perception_radius, scratch);
+        let velocities = members.slots().map(|i| hash.velocity(i));
         Self {
             step: 0,
-            boids: hash.len(),
-            polarization: polarization(hash.velocities()).unwrap_or(0.0),
-            nn_distance: mean_nearest_neighbour_distance(hash).unwrap_or(0.0),
+            boids,
+            polarization: polarization(velocities).unwrap_or(0.0),
+            nn_distance: mean_nearest_neighbour_distance(members).unwrap_or(0.0),
             groups,
-            largest_share: largest as f32 / hash.len().max(1) as f32,
-            violations: share_closer_than(hash, params.separation_distance),
-            milling: milling(hash, bounds).unwrap_or(0.0),
-            mean_speed: mean_speed(hash),
+            largest_share: largest as f32 / boids.max(1) as f32,
+            violations: share_closer_than(members, row.separation_distance),
+            milling: milling(members, bounds).unwrap_or(0.0),
+            mean_speed: mean_speed(members),
         }
     }
 }
@@ -316,69 +392,29 @@ impl Default for MetricsSettings {
     }
 }
 
-/// Refreshes [`FlockMetrics`] every [`MetricsSettings::every`] steps.
+/// Refreshes [`FlockMetrics`] and every [`FlockShape`] every [`MetricsSettings::every`] steps.
 pub(crate) fn refresh_metrics(
     settings: Res<MetricsSettings>,
-    stats: Res<crate::stats::FlockStats>,
+    stats: Res<FlockStats>,
     hash: Res<SpatialHash>,
-    params: Res<FlockParams>,
-    bounds: Res<SimulationBounds>,
+    table: Res<FlockTable>,
+    bounds: Res<crate::systems::prepare::StepBounds>,
     mut metrics: ResMut<FlockMetrics>,
+    mut flocks: Query<(Entity, &mut FlockShape), With<Flock>>,
     mut scratch: Local<MetricsScratch>,
 ) {
     if settings.every == 0 || !stats.steps.is_multiple_of(u64::from(settings.every)) {
         return;
     }
-    *metrics = FlockMetrics {
+    let mut measure = |id: FlockId| FlockMetrics {
         step: stats.steps,
-        ..FlockMetrics::measure_in(&hash, &params, &bounds, &mut scratch)
+        ..FlockMetrics::measure_in(Members::of(&hash, id), table.row(id), &bounds, &mut scratch)
     };
-}
-
-/// A headless run to measure: a flock flown from its seed in its own app for `seconds` of
-/// simulated time at `steps_per_second`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MeasuredRun {
-    /// The flock's parameters.
-    pub params: FlockParams,
-    /// Its world.
-    pub bounds: SimulationBounds,
-    /// Its boids.
-    pub population: crate::population::FlockPopulation,
-    /// Simulated seconds.
-    pub seconds: f32,
-    /// Fixed steps per simulated second.
-    pub steps_per_second: f64,
-}
-
-impl MeasuredRun {
-    /// Flies the run and returns the mean [`FlockMetrics`] over its last fifth (sampled at every
-    /// refresh, every 30 steps).
-    pub fn measure(&self) -> FlockMetrics {
-        use bevy::time::TimeUpdateStrategy;
-        let mut app = App::new();
-        app.add_plugins(MinimalPlugins)
-            .add_plugins(
-                crate::plugin::BoidsPlugin::new(FixedUpdate)
-                    .with_params(self.params.clone())
-                    .with_bounds(self.bounds),
-            )
-            .insert_resource(Time::<Fixed>::from_hz(self.steps_per_second))
-            .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
-            .insert_resource(self.population.clone());
-        let steps = (f64::from(self.seconds) * self.steps_per_second).round() as u64;
-        let mut samples = Vec::new();
-        let mut last = 0;
-        // The first update only starts the clock.
-        while app.world().resource::<crate::stats::FlockStats>().steps < steps {
-            app.update();
-            let metrics = app.world().resource::<FlockMetrics>();
-            if metrics.step != last && metrics.step * 5 >= steps * 4 {
-                samples.push(metrics.clone());
-            }
-            last = metrics.step;
+    *metrics = measure(FlockId::DEFAULT);
+    for (entity, mut shape) in &mut flocks {
+        if let Some(id) = table.id_of(entity) {
+            shape.0 = measure(id);
         }
-        FlockMetrics::mean(&samples)
     }
 }
 
@@ -388,7 +424,9 @@ mod tests {
     use rand::rngs::Xoshiro256PlusPlus;
     use rand::{RngExt, SeedableRng};
 
-    use super::{SAMPLED_BOIDS, groups, mean_nearest_neighbour_distance, share_closer_than};
+    use super::{
+        Members, SAMPLED_BOIDS, groups, mean_nearest_neighbour_distance, share_closer_than,
+    };
     use crate::{SimulationBounds, SpatialHash};
 
     /// The groups [`groups`] finds in parts on every thread, linking into one union-find at
@@ -441,7 +479,11 @@ mod tests {
                     want.0 > 1,
                     "the flock falls in several groups ({n}, {radius})"
                 );
-                assert_eq!(groups(&hash, radius), want, "{n} boids, radius {radius}");
+                assert_eq!(
+                    groups(Members::all(&hash), radius),
+                    want,
+                    "{n} boids, radius {radius}"
+                );
             }
         }
     }
@@ -469,8 +511,8 @@ mod tests {
         };
         let exact_nn = (0..n).map(|i| f64::from(nearest(i))).sum::<f64>() / n as f64;
         let exact_close = (0..n).filter(|&i| nearest(i) < 10.0).count() as f32 / n as f32;
-        let nn = f64::from(mean_nearest_neighbour_distance(&hash).unwrap());
-        let close = share_closer_than(&hash, 10.0);
+        let nn = f64::from(mean_nearest_neighbour_distance(Members::all(&hash)).unwrap());
+        let close = share_closer_than(Members::all(&hash), 10.0);
         assert!(
             (nn - exact_nn).abs() < 0.03 * exact_nn,
             "{nn} vs {exact_nn}"

@@ -1,12 +1,17 @@
 //! Who a boid reacts to: [`Perception`] (radius, field of view, metric or topological) and
-//! [`for_each_neighbour`], the neighbour walk every flocking rule and debug overlay shares.
+//! [`for_each_neighbour`], the neighbour walk that topological neighbours, the brute-force
+//! reference and the debug overlays share (the kernel finds metric neighbours itself, with the
+//! same test, [`rules::sees`](crate::rules::sees)).
 
 use bevy::prelude::*;
 
-use crate::behaviours::{in_view, view_cos};
+use crate::behaviours::{in_view, tie_break};
 use crate::bounds::SimulationBounds;
 use crate::hash::{HashHit, KNearest, SpatialHash};
-use crate::params::{FlockParams, NeighbourMode};
+use crate::lanes::Coords;
+use crate::params::NeighbourMode;
+use crate::rules::{self, Candidate, NeighbourSums, Observer, accumulate_coincident};
+use crate::table::{FlockTable, Perception};
 
 /// How the flocking rules find each boid's neighbours.
 ///
@@ -22,29 +27,6 @@ pub enum NeighbourSearch {
     Grid,
     /// Every other boid.
     BruteForce,
-}
-
-/// How far and how wide a boid sees, derived from [`FlockParams`].
-#[derive(Reflect, Debug, Clone, Copy, PartialEq)]
-#[reflect(Debug, Clone, PartialEq)]
-pub struct Perception {
-    /// Metric or topological neighbours.
-    pub mode: NeighbourMode,
-    /// Perception radius, world units.
-    pub radius: f32,
-    /// [`view_cos`] of the field of view.
-    pub view_cos: f32,
-}
-
-impl Perception {
-    /// The perception of boids flying under `params`.
-    pub fn new(params: &FlockParams) -> Self {
-        Self {
-            mode: params.neighbour_mode,
-            radius: params.perception_radius,
-            view_cos: view_cos(params.field_of_view),
-        }
-    }
 }
 
 /// Calls `f` for every neighbour of the boid in `slot` of the frozen hash, in hash order, and
@@ -144,6 +126,56 @@ pub fn for_each_neighbour_brute_force(
         }
     }
     hash.len().saturating_sub(1) as u64
+}
+
+/// The boid in `slot` as one observer, seeing as its flock does.
+pub(crate) fn observer_of(hash: &SpatialHash, table: &FlockTable, slot: usize) -> Observer<f32> {
+    let row = table.row(hash.flock_of(slot));
+    Observer::new(
+        Coords::of(hash.position(slot)),
+        Coords::of(hash.velocity(slot)),
+        hash.key_of(slot),
+        row.perception2,
+        row.separation2,
+        row.view_cos2,
+    )
+}
+
+/// The [`NeighbourSums`] of the boid in `slot` through the neighbour walk, one neighbour at a
+/// time ([`rules::accumulate`] on `f32`), and the candidates it checked: for topological
+/// neighbours, a world so small the block of cells folds onto itself, and (with `brute_force`
+/// set to the world's bounds) the brute-force reference.
+pub(crate) fn walk_sums(
+    hash: &SpatialHash,
+    table: &FlockTable,
+    brute_force: Option<&SimulationBounds>,
+    slot: usize,
+    nearest: &mut KNearest,
+) -> (NeighbourSums<f32>, u64) {
+    let o = observer_of(hash, table, slot);
+    let perception = table.row(hash.flock_of(slot)).perception();
+    let mut sums = NeighbourSums::zero();
+    let add = |hit: HashHit| {
+        let j = hit.slot;
+        let c = Candidate {
+            position: Coords::of(hash.position(slot) + hit.delta),
+            velocity: Coords::of(hash.velocity(j)),
+            key: hash.key_of(j),
+        };
+        if hit.distance_squared > 0.0 {
+            let d = Coords::of(hit.delta);
+            rules::accumulate(&mut sums, &o, true, d, hit.distance_squared, &c);
+        } else {
+            accumulate_coincident(&mut sums, &o, &c, Coords::of(tie_break(slot, j)));
+        }
+    };
+    let candidates = match brute_force {
+        None => for_each_neighbour(hash, &perception, slot, nearest, add),
+        Some(bounds) => {
+            for_each_neighbour_brute_force(hash, bounds, &perception, slot, nearest, add)
+        }
+    };
+    (sums, candidates)
 }
 
 /// The neighbours of the boid in `slot`, collected, for tools and debug overlays (the simulation

@@ -1,17 +1,18 @@
 //! Splitting a system's work over Bevy's compute task pool: [`Split`] data, cut into parts of
 //! at least a given size ([`fold_parts`], [`for_each_part`]), or work already cut into parts
-//! ([`run_each`]). The calling thread and helpers on the pool's threads claim the parts one by
-//! one (see `crew`).
+//! ([`run_each`]). Each part is a task of a [`TaskPool::scope`], as Bevy's own `par_iter` runs
+//! its batches; the thread that asked works on them too while it waits.
 //!
 //! The systems read their components through Bevy's contiguous query access (one slice per
 //! table) and hand the slices here, instead of `par_iter`, which pays per entity for each
 //! optional component and change tick. The parts only ever cut the work; what each entity gets
-//! never depends on the number of threads.
+//! never depends on the number of threads, and results are combined in the order of the parts.
+//!
+//! Without Bevy's `multi_threaded` feature (and on wasm) the pool runs every part on the calling
+//! thread, one after the other, with the same results.
 
 use core::ops::Range;
 use core::panic::Location;
-
-mod crew;
 
 use bevy::ecs::change_detection::{ContiguousComponentTicksMut, Tick};
 use bevy::tasks::{ComputeTaskPool, TaskPool};
@@ -28,11 +29,10 @@ pub(crate) trait Split: Sized + Send {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Parts {
     /// The fewest items in a part: below this, handing the part to another thread costs more
-    /// than the part takes. Parts are cheap to hand out (see `crew`): a part of a thousand
-    /// boids takes a few microseconds.
+    /// than the part takes.
     pub min: usize,
     /// Parts per thread, at most: more evens out parts that differ in cost, fewer costs less to
-    /// hand out (each part is claimed with an atomic add, and its result has a place of its own).
+    /// hand out.
     pub per_thread: usize,
 }
 
@@ -48,78 +48,71 @@ impl Parts {
 /// table storage, so every query over them is dense.
 pub(crate) const DENSE: &str = "the simulation's components are all stored in tables";
 
-/// The threads that work on the parts of a pass started on this thread: the pool's own, and
-/// this thread too unless it is one of them. The caller claims parts beside the pool's helpers,
-/// so a system on the main thread (the single-threaded executor's) works beside the pool's
-/// threads; a system on a pool thread (where the multi-threaded executor runs it) is one of
-/// them, while the main thread waits on the executor alone.
-pub(crate) fn workers(pool: &TaskPool) -> usize {
-    pool.thread_num() + usize::from(!on_pool_thread())
+/// The compute task pool (started with its defaults if no app has started it).
+pub(crate) fn pool() -> &'static TaskPool {
+    ComputeTaskPool::get_or_init(TaskPool::default)
 }
 
-/// Whether this thread is one of a Bevy task pool's: Bevy names them `<pool name> (<index>)`,
-/// the compute pool's `Compute Task Pool (0)` and so on, and a pool built without a name
-/// `TaskPool (0)`.
-fn on_pool_thread() -> bool {
-    std::thread::current().name().is_some_and(|name| {
-        ["Compute Task Pool (", "TaskPool ("]
-            .iter()
-            .any(|prefix| name.starts_with(prefix))
-    })
+/// How many threads may work on the parts of a pass: the pool's, and the thread that asks,
+/// which works on them while it waits. (On a pool thread that is one too many, which only cuts
+/// the work a little finer.)
+pub(crate) fn workers(pool: &TaskPool) -> usize {
+    pool.thread_num() + 1
 }
 
 /// Runs `f` on parts of `items` and folds what the parts returned, in order, with `combine`.
 /// With fewer than two [`workers`], or with too few items to cut, `f` runs once, on all of
 /// them, on this thread.
-pub(crate) fn fold_parts<S: Split, R: Send>(
+pub(crate) fn fold_parts<S: Split, R: Send + 'static>(
     items: S,
     parts: Parts,
     f: impl Fn(S) -> R + Sync,
     combine: impl FnMut(R, R) -> R,
 ) -> R {
-    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+    let pool = pool();
     let threads = workers(pool);
     let len = items.len();
     let part = len
-        .div_ceil(threads.max(1) * parts.per_thread)
+        .div_ceil(threads * parts.per_thread)
         .max(parts.min.max(1));
     if threads < 2 || len <= part {
         return f(items);
     }
-    let mut rest = Some(items);
-    let cut = core::iter::from_fn(move || {
-        let items = rest.take()?;
-        if items.len() <= part {
-            return Some(items);
+    let f = &f;
+    let results = pool.scope(|scope| {
+        let mut rest = items;
+        while rest.len() > part {
+            let (head, tail) = rest.split_at(part);
+            scope.spawn(async move { f(head) });
+            rest = tail;
         }
-        let (head, tail) = items.split_at(part);
-        rest = Some(tail);
-        Some(head)
+        scope.spawn(async move { f(rest) });
     });
-    crew::run(pool, threads, cut, &f, combine).expect("at least one part ran")
+    results
+        .into_iter()
+        .reduce(combine)
+        .expect("at least one part ran")
 }
 
 /// Runs `f` on every item of `work`, each its own part, or at once on this thread when there
 /// is only one item. For work already cut into parts that differ in shape (a part with its own
 /// counts, say), where [`Split`] cannot do the cutting.
 pub(crate) fn run_each<W: Send>(work: impl Iterator<Item = W>, f: impl Fn(W) + Sync) {
-    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-    let threads = workers(pool);
+    let pool = pool();
     let mut work = work.peekable();
     let Some(first) = work.next() else {
         return;
     };
-    if threads < 2 || work.peek().is_none() {
+    if workers(pool) < 2 || work.peek().is_none() {
         f(first);
         return work.for_each(f);
     }
-    crew::run(
-        pool,
-        threads,
-        core::iter::once(first).chain(work),
-        &f,
-        |(), ()| (),
-    );
+    let f = &f;
+    pool.scope(|scope| {
+        for item in core::iter::once(first).chain(work) {
+            scope.spawn(async move { f(item) });
+        }
+    });
 }
 
 /// [`fold_parts`] for work that returns nothing.
@@ -242,32 +235,9 @@ split_tuple!(A a 0, B b 1, C c 2, D d 3, E e 4);
 
 #[cfg(test)]
 mod tests {
-    use bevy::tasks::TaskPoolBuilder;
-
     use super::*;
 
-    #[test]
-    fn the_caller_counts_unless_it_is_a_pool_thread() {
-        for name in [Some("Compute Task Pool"), None] {
-            let mut builder = TaskPoolBuilder::new().num_threads(2);
-            if let Some(name) = name {
-                builder = builder.thread_name(name.to_string());
-            }
-            let pool = builder.build();
-            // This test's own thread joins a scope it opens beside the pool's two.
-            assert_eq!(workers(&pool), 3, "pool named {name:?}");
-            let inside = pool.scope(|scope| {
-                scope.spawn(async { (on_pool_thread(), workers(&pool)) });
-            });
-            // Bevy runs a scope's tasks on the pool's threads or the caller: either way the
-            // answer is right for the thread that ran it.
-            for (on_pool, n) in inside {
-                assert_eq!(n, if on_pool { 2 } else { 3 }, "pool named {name:?}");
-            }
-        }
-    }
-
-    /// Parts cut fine enough that both the caller and a helper take some.
+    /// Parts cut fine enough that several run.
     const FINE: Parts = Parts {
         min: 1000,
         per_thread: 8,
@@ -292,26 +262,6 @@ mod tests {
             part.iter_mut().for_each(|x| *x *= 3);
         });
         assert!(items.iter().all(|&x| x == 3));
-    }
-
-    #[test]
-    fn a_helper_takes_parts() {
-        let me = std::thread::current().id();
-        let start = std::time::Instant::now();
-        // A helper has to wake first (tens of microseconds, more on a loaded machine).
-        let mut helped = false;
-        while !helped && start.elapsed() < core::time::Duration::from_secs(10) {
-            let threads = std::sync::Mutex::new(Vec::new());
-            run_each(0..16, |_| {
-                let t = std::time::Instant::now();
-                while t.elapsed() < core::time::Duration::from_micros(200) {}
-                threads.lock().unwrap().push(std::thread::current().id());
-            });
-            let threads = threads.into_inner().unwrap();
-            assert_eq!(threads.len(), 16, "every part ran once");
-            helped = threads.iter().any(|&t| t != me);
-        }
-        assert!(helped, "no part ran on a helper within 10 s");
     }
 
     #[test]
@@ -352,22 +302,5 @@ mod tests {
             |a, b| a + b,
         );
         assert_eq!(outer, 40_000 * (19_999 * 20_000 / 2));
-    }
-
-    #[test]
-    fn a_pool_thread_is_known_by_its_name() {
-        let pool = TaskPoolBuilder::new()
-            .num_threads(1)
-            .thread_name("Compute Task Pool".to_string())
-            .build();
-        // A detached task runs on a pool thread, never on this one.
-        let task = pool.spawn(async {
-            (
-                on_pool_thread(),
-                std::thread::current().name().map(str::to_owned),
-            )
-        });
-        let (on_pool, name) = bevy::tasks::block_on(task);
-        assert!(on_pool, "a task of the pool ran on {name:?}");
     }
 }

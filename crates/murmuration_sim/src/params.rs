@@ -28,8 +28,9 @@ impl NeighbourMode {
     pub const TOPOLOGICAL_REACH: f32 = 2.0;
 }
 
-/// Every tunable of the flock, as a resource: change it at run time and every boid follows on
-/// the next step.
+/// Every tunable of a flock: as a resource, the default flock's (every boid in no
+/// [`Flock`](crate::Flock)); in a [`Flock`](crate::Flock), that flock's. Change it at run time
+/// and its boids follow on the next step.
 ///
 /// Distances are in world units, speeds in units per second, forces in units per second squared,
 /// angles in degrees. The defaults are the tutorial's; [`FlockParams::starlings`],
@@ -163,11 +164,32 @@ impl FlockParams {
         }
     }
 
-    /// The preset called `name` (`"default"`, `"starlings"`, `"fish"` or `"sheep"`).
+    /// Swallows: faster and more agile than starlings, in loose, small groups: a wider spacing,
+    /// a shorter sight and weak alignment and cohesion, so they dart about rather than wheel as
+    /// one cloud. Meant to share a sky with [`FlockParams::starlings`] (the `sky` example).
+    pub fn swallows() -> Self {
+        Self {
+            max_speed: 240.0,
+            min_speed: 120.0,
+            max_force: 480.0,
+            perception_radius: 55.0,
+            separation_distance: 32.0,
+            separation_weight: 2.4,
+            alignment_weight: 0.6,
+            cohesion_weight: 0.5,
+            field_of_view: 300.0,
+            flee_radius: 140.0,
+            ..Self::default()
+        }
+    }
+
+    /// The preset called `name` (`"default"`, `"starlings"`, `"swallows"`, `"fish"` or
+    /// `"sheep"`).
     pub fn preset(name: &str) -> Option<Self> {
         match name {
             "default" => Some(Self::default()),
             "starlings" => Some(Self::starlings()),
+            "swallows" => Some(Self::swallows()),
             "fish" => Some(Self::fish()),
             "sheep" => Some(Self::sheep()),
             _ => None,

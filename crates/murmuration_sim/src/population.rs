@@ -1,16 +1,19 @@
 //! [`FlockPopulation`]: keep a seeded flock at a target size, change its species count, and reset
-//! it to its first state, as a settings panel or a game needs.
+//! it to its first state, as a settings panel or a game needs; [`Population`] does the same for
+//! a [`Flock`] entity.
 
 use bevy::prelude::*;
 
 use crate::bounds::SimulationBounds;
 use crate::components::{Boid, Species};
+use crate::flock::{Flock, InFlock};
 use crate::spawn::{FlockIndex, FlockSpawn};
 
-/// The flock the app wants: `count` seeded boids over `species` species. While this resource
-/// exists, a system in [`BoidsSystems::First`](crate::BoidsSystems::First) spawns or despawns
-/// boids with a [`FlockIndex`] until there are exactly `count`, keeps every boid's species at
-/// `index % species`, and answers [`ResetFlock`].
+/// The default flock the app wants: `count` seeded boids over `species` species. While this
+/// resource exists, a system before [`BoidsSystems::First`](crate::BoidsSystems::First) spawns
+/// or despawns boids of the default flock with a [`FlockIndex`] until there are exactly `count`,
+/// keeps every boid's species at `index % species`, and answers [`ResetFlock`]. A [`Flock`]
+/// entity with a [`Population`] is kept the same way.
 ///
 /// New boids get the next indices, and boid `i` of a seed always starts the same way, so growing
 /// a flock from 100 to 200 adds the same 100 boids a fresh 200-boid spawn would have. Shrinking
@@ -46,53 +49,71 @@ impl FlockPopulation {
     }
 }
 
-/// Despawns the whole population and spawns it again from its seed: the same flock as at the
-/// start.
+/// A [`Flock`]'s own [`FlockPopulation`]: put it on the flock's entity, and the flock is kept at
+/// its size as the resource keeps the default flock.
+#[derive(Component, Reflect, Debug, Clone, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Debug, Clone)]
+pub struct Population(pub FlockPopulation);
+
+/// Despawns every population ([`FlockPopulation`] and every [`Population`]) and spawns it again
+/// from its seed: the same flocks as at the start.
 #[derive(Message, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ResetFlock;
 
-/// Brings the flock to what [`FlockPopulation`] asks.
+/// Brings every flock to what its [`FlockPopulation`] asks.
 pub(crate) fn maintain_population(
     mut commands: Commands,
-    population: Res<FlockPopulation>,
+    default_population: Option<Res<FlockPopulation>>,
+    flocks: Query<(Entity, &Population), With<Flock>>,
     bounds: Option<Res<SimulationBounds>>,
     mut resets: MessageReader<ResetFlock>,
-    mut boids: Query<(Entity, &FlockIndex, &mut Species), With<Boid>>,
+    mut boids: Query<(Entity, &FlockIndex, &mut Species, Option<&InFlock>), With<Boid>>,
     mut members: Local<Vec<(u32, Entity)>>,
 ) {
-    let region = population
-        .region
-        .or(bounds.map(|b| b.rect))
-        .unwrap_or(SimulationBounds::default().rect);
-    let spawn = |first: u32, count: usize| FlockSpawn {
-        count,
-        species: population.species,
-        seed: population.seed,
-        region,
-        first_index: first,
-    };
-    if resets.read().count() > 0 {
-        for (entity, ..) in &boids {
-            commands.entity(entity).despawn();
+    let reset = resets.read().count() > 0;
+    let bounds = bounds.map_or(SimulationBounds::default().rect, |b| b.rect);
+    let wanted = default_population
+        .as_deref()
+        .map(|p| (None, p))
+        .into_iter()
+        .chain(flocks.iter().map(|(e, p)| (Some(e), &p.0)));
+    for (flock, population) in wanted {
+        let region = population.region.unwrap_or(bounds);
+        let spawn = |first: u32, count: usize| FlockSpawn {
+            count,
+            species: population.species,
+            seed: population.seed,
+            region,
+            first_index: first,
+            flock,
+        };
+        let species = population.species.max(1);
+        members.clear();
+        for (entity, index, mut s, in_flock) in &mut boids {
+            if in_flock.map(|f| f.0) != flock {
+                continue;
+            }
+            if reset {
+                commands.entity(entity).despawn();
+                continue;
+            }
+            members.push((index.0, entity));
+            let wanted = Species((index.0 % u32::from(species)) as u16);
+            s.set_if_neq(wanted);
         }
-        commands.queue(spawn(0, population.count));
-        return;
-    }
-    let species = population.species.max(1);
-    members.clear();
-    for (entity, index, mut s) in &mut boids {
-        members.push((index.0, entity));
-        let wanted = Species((index.0 % u32::from(species)) as u16);
-        s.set_if_neq(wanted);
-    }
-    let have = members.len();
-    if have < population.count {
-        let next = members.iter().map(|m| m.0 + 1).max().unwrap_or(0);
-        commands.queue(spawn(next, population.count - have));
-    } else if have > population.count {
-        members.sort_unstable();
-        for &(_, entity) in &members[population.count..] {
-            commands.entity(entity).despawn();
+        if reset {
+            commands.queue(spawn(0, population.count));
+            continue;
+        }
+        let have = members.len();
+        if have < population.count {
+            let next = members.iter().map(|m| m.0 + 1).max().unwrap_or(0);
+            commands.queue(spawn(next, population.count - have));
+        } else if have > population.count {
+            members.sort_unstable();
+            for &(_, entity) in &members[population.count..] {
+                commands.entity(entity).despawn();
+            }
         }
     }
 }

@@ -27,8 +27,9 @@ use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
 
 use crate::bounds::SimulationBounds;
+use crate::components::FlockId;
 use crate::components::{Acceleration, Arrive, Boid, Obstacle, Position, Velocity};
-use crate::params::FlockParams;
+use crate::table::FlockTable;
 
 /// A strategy-game unit: a [`Boid`] that stands still until ordered (it gets an [`Arrive`] at its
 /// own position when added, unless it has one).
@@ -258,9 +259,9 @@ pub(crate) fn settle_units(
     mut commands: Commands,
     time: Res<Time>,
     settings: Res<UnitSettings>,
-    params: Res<FlockParams>,
+    table: Res<FlockTable>,
     bounds: Res<SimulationBounds>,
-    mut units: Query<(Entity, &Position, &mut Arrive, &mut MoveOrder), With<Unit>>,
+    mut units: Query<(Entity, &Position, &mut Arrive, &mut MoveOrder, &FlockId), With<Unit>>,
     markers: Query<(Entity, &OrderMarker)>,
     mut settled_now: Local<Vec<(u32, Vec2)>>,
     mut sizes: Local<Vec<(u32, usize)>>,
@@ -268,7 +269,7 @@ pub(crate) fn settle_units(
     let dt = time.delta_secs();
     settled_now.clear();
     sizes.clear();
-    for (_, p, _, order) in &units {
+    for (_, p, _, order, _) in &units {
         if order.settled {
             settled_now.push((order.id, p.0));
         }
@@ -277,10 +278,11 @@ pub(crate) fn settle_units(
             None => sizes.push((order.id, 1)),
         }
     }
-    let s = params.separation_distance;
-    let contact = s * settings.contact;
-    let separating = params.separation_weight > 0.0 && s > 0.0;
-    for (_, p, mut arrive, mut order) in &mut units {
+    for (_, p, mut arrive, mut order, flock) in &mut units {
+        let row = table.row(*flock);
+        let s = row.separation_distance;
+        let contact = s * settings.contact;
+        let separating = row.weights.separation > 0.0 && s > 0.0;
         if order.settled {
             // Hold here: the arrive target follows the unit, so it only brakes, and separation
             // can still make room for a newcomer.
@@ -314,7 +316,7 @@ pub(crate) fn settle_units(
     for (marker_entity, marker) in &markers {
         let open = units
             .iter()
-            .any(|(_, _, _, order)| order.id == marker.id && !order.settled);
+            .any(|(_, _, _, order, _)| order.id == marker.id && !order.settled);
         if !open {
             commands.entity(marker_entity).despawn();
         }
@@ -325,16 +327,26 @@ pub(crate) fn settle_units(
 /// target.
 pub(crate) fn slide_round_obstacles(
     settings: Res<UnitSettings>,
-    params: Res<FlockParams>,
+    table: Res<FlockTable>,
     bounds: Res<SimulationBounds>,
     obstacles: Query<(&Position, &Obstacle), Without<Unit>>,
-    mut units: Query<(&Position, &Velocity, &MoveOrder, &mut Acceleration), With<Unit>>,
+    mut units: Query<
+        (
+            &Position,
+            &Velocity,
+            &MoveOrder,
+            &mut Acceleration,
+            &FlockId,
+        ),
+        With<Unit>,
+    >,
 ) {
-    for (p, v, order, mut a) in &mut units {
+    for (p, v, order, mut a, flock) in &mut units {
         if !order.stuck(&settings) {
             continue;
         }
-        let reach = params.avoid_distance + params.separation_distance;
+        let row = table.row(*flock);
+        let reach = row.avoid_distance + row.separation_distance;
         let nearest = obstacles
             .iter()
             .map(|(q, o)| (bounds.delta(p.0, q.0), o.radius))
@@ -347,7 +359,7 @@ pub(crate) fn slide_round_obstacles(
         let rim = to_obstacle.perp().normalize_or_zero();
         // Go round on the side the target lies (left if it is dead ahead).
         let side = if rim.dot(to_target) >= 0.0 { rim } else { -rim };
-        let force = crate::behaviours::steer(side, v.0, params.max_speed, params.max_force);
+        let force = crate::behaviours::steer(side, v.0, row.max_speed, row.max_force);
         a.0 += force * settings.slide_weight;
     }
 }

@@ -5,6 +5,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
 use crate::components::{Boid, Position, Species, Velocity};
+use crate::flock::{Flock, InFlock};
 use crate::params::FlockParams;
 
 /// A command that spawns `count` boids at seeded random positions in `region`, flying in seeded
@@ -41,6 +42,8 @@ pub struct FlockSpawn {
     pub region: Rect,
     /// The [`FlockIndex`] of the first boid.
     pub first_index: u32,
+    /// The [`Flock`](crate::Flock) the boids join ([`InFlock`]); `None` for the default flock.
+    pub flock: Option<Entity>,
 }
 
 /// A boid's number within its seeded flock (see [`FlockSpawn`]).
@@ -57,7 +60,15 @@ impl FlockSpawn {
             seed,
             region: crate::SimulationBounds::default().rect,
             first_index: 0,
+            flock: None,
         }
+    }
+
+    /// Puts the boids in `flock`, a [`Flock`](crate::Flock) entity: they fly by its parameters
+    /// (and start at its speeds).
+    pub fn in_flock(mut self, flock: Entity) -> Self {
+        self.flock = Some(flock);
+        self
     }
 
     /// Deals the boids over `species` species.
@@ -105,10 +116,21 @@ impl Command for FlockSpawn {
     type Out = ();
 
     fn apply(self, world: &mut World) {
-        let params = world
-            .get_resource::<FlockParams>()
-            .cloned()
-            .unwrap_or_default();
+        let params = match self.flock {
+            Some(e) => match world.get::<Flock>(e) {
+                Some(flock) => flock.params.clone(),
+                None => {
+                    warn!(
+                        "bevy_murmuration: FlockSpawn into {e}, which is no Flock; nothing spawned"
+                    );
+                    return;
+                }
+            },
+            None => world
+                .get_resource::<FlockParams>()
+                .cloned()
+                .unwrap_or_default(),
+        };
         let region = Rect::from_corners(self.region.min, self.region.max);
         let mut boids: Vec<_> = self
             .boids(&params)
@@ -117,7 +139,15 @@ impl Command for FlockSpawn {
         // A stable sort: boids on one key keep their index order, so the seed alone fixes the
         // order too.
         boids.sort_by_key(|(_, _, p, ..)| z_order(region, p.0));
-        world.spawn_batch(boids);
+        match self.flock {
+            Some(e) => {
+                let boids = boids.into_iter().map(move |b| (b, InFlock(e)));
+                world.spawn_batch(boids);
+            }
+            None => {
+                world.spawn_batch(boids);
+            }
+        }
     }
 }
 

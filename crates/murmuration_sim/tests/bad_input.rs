@@ -188,7 +188,7 @@ fn a_five_second_frame_is_a_tenth_of_a_second_step() {
     // In `Update`, one step per frame with the frame's delta: capped at 0.1 s.
     let mut app = App::new();
     app.add_plugins(MinimalPlugins)
-        .add_plugins(BoidsPlugin::new(Update).with_bounds(SimulationBounds::wrap(rect(1e5, 1e5))))
+        .add_plugins(BoidsPlugins::new(Update).with_bounds(SimulationBounds::wrap(rect(1e5, 1e5))))
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs(5)));
     let b = spawn_boid(&mut app, Vec2::splat(5e4), Vec2::new(100.0, 0.0), 0);
     app.update();
@@ -215,7 +215,7 @@ fn a_five_second_frame_is_a_tenth_of_a_second_step() {
 fn app_fixed() -> App {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins)
-        .add_plugins(BoidsPlugin::default().with_bounds(SimulationBounds::wrap(rect(1e5, 1e5))))
+        .add_plugins(BoidsPlugins::default().with_bounds(SimulationBounds::wrap(rect(1e5, 1e5))))
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs(5)));
     app
 }

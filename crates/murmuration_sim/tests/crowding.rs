@@ -6,7 +6,7 @@ mod common;
 use bevy::prelude::*;
 use common::*;
 use murmuration_sim::CANDIDATE_CAP;
-use murmuration_sim::metrics::mean_nearest_neighbour_distance;
+use murmuration_sim::metrics::{Members, mean_nearest_neighbour_distance};
 use murmuration_sim::prelude::*;
 
 #[test]
@@ -21,7 +21,9 @@ fn a_crushed_flock_is_capped_and_comes_apart() {
         .queue(FlockSpawn::new(6000, 3).with_region(crush));
     app.world_mut().flush();
     step(&mut app, 1);
-    let before = mean_nearest_neighbour_distance(app.world().resource::<SpatialHash>()).unwrap();
+    let before =
+        mean_nearest_neighbour_distance(Members::all(app.world().resource::<SpatialHash>()))
+            .unwrap();
     let stats = app.world().resource::<FlockStats>().clone();
     // Uncapped, each boid would check all 6,000; capped, about CANDIDATE_CAP (plus the partial
     // groups at the ends of the block's runs).
@@ -44,7 +46,9 @@ fn a_crushed_flock_is_capped_and_comes_apart() {
     for (p, v) in query.iter(app.world()) {
         assert!(p.is_finite() && v.is_finite());
     }
-    let after = mean_nearest_neighbour_distance(app.world().resource::<SpatialHash>()).unwrap();
+    let after =
+        mean_nearest_neighbour_distance(Members::all(app.world().resource::<SpatialHash>()))
+            .unwrap();
     assert!(
         after > before * 2.0,
         "nearest neighbour {before} -> {after}"

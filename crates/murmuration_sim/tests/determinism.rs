@@ -40,7 +40,7 @@ fn run(threads: usize, seed: u64) -> u64 {
         task_pool_options: options,
     }))
     .add_plugins(
-        BoidsPlugin::new(FixedUpdate)
+        BoidsPlugins::new(FixedUpdate)
             .with_params(FlockParams::starlings())
             .with_bounds(bounds),
     )

@@ -2,7 +2,7 @@
 //! fifth of a seeded headless run (the same measurement as the `report` example).
 
 use bevy::prelude::*;
-use murmuration_sim::metrics::MeasuredRun;
+use murmuration_harness::measured::MeasuredRun;
 use murmuration_sim::prelude::*;
 
 /// 300 boids released in the middle of a wrapping 1000 x 750 world, flown for `seconds`.

@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use common::*;
 use murmuration_sim::behaviours::{in_view, view_cos};
 use murmuration_sim::prelude::*;
-use murmuration_sim::{Perception, neighbours_of};
+use murmuration_sim::{FlockRow, neighbours_of};
 
 #[test]
 fn the_view_test_itself() {
@@ -49,7 +49,7 @@ fn neighbour_counts(fov: f32, boids: &[(Vec2, Vec2)]) -> Vec<usize> {
         field_of_view: fov,
         ..FlockParams::default()
     };
-    let perception = Perception::new(&params);
+    let perception = FlockRow::new(&params).perception();
     let mut app = app(params, SimulationBounds::wrap(rect(400.0, 400.0)));
     let ids: Vec<Entity> = boids
         .iter()

@@ -272,13 +272,13 @@ fn rebuilding_keeps_its_buffers() {
     let boids = flock(&mut rng, bounds.rect, 5000, 50.0);
     let mut hash = SpatialHash::default();
     hash.rebuild(&bounds, 50.0, &boids);
-    let before = (hash.entities().as_ptr(), hash.species().as_ptr());
+    let before = (hash.entities().as_ptr(), hash.keys().as_ptr());
     for _ in 0..10 {
         hash.rebuild(&bounds, 50.0, &boids);
     }
     assert_eq!(
         before,
-        (hash.entities().as_ptr(), hash.species().as_ptr()),
+        (hash.entities().as_ptr(), hash.keys().as_ptr()),
         "no reallocation once warm"
     );
 }

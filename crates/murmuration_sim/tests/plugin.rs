@@ -13,8 +13,8 @@ use murmuration_sim::{PreviousPosition, TransformInterpolation};
 fn adding_the_plugin_twice_warns_and_steps_once() {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins)
-        .add_plugins(BoidsPlugin::default())
-        .add_plugins(BoidsPlugin::default().with_params(FlockParams::sheep()))
+        .add_plugins(BoidsPlugins::default())
+        .add_plugins(BoidsPlugins::default().with_params(FlockParams::sheep()))
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
     let b = spawn_boid(&mut app, Vec2::ZERO, Vec2::new(100.0, 0.0), 0);
     step(&mut app, 3);
@@ -54,7 +54,7 @@ fn a_user_inserted_resource_is_kept() {
     let bounds = SimulationBounds::turn_back(rect(300.0, 200.0));
     app.insert_resource(FlockParams::fish())
         .insert_resource(bounds)
-        .add_plugins((MinimalPlugins, BoidsPlugin::default()));
+        .add_plugins((MinimalPlugins, BoidsPlugins::default()));
     assert_eq!(*app.world().resource::<FlockParams>(), FlockParams::fish());
     assert_eq!(*app.world().resource::<SimulationBounds>(), bounds);
 }

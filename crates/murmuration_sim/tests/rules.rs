@@ -4,7 +4,7 @@ mod common;
 
 use bevy::prelude::*;
 use common::*;
-use murmuration_sim::metrics::{mean_nearest_neighbour_distance, polarization};
+use murmuration_sim::metrics::{Members, mean_nearest_neighbour_distance, polarization};
 use murmuration_sim::prelude::*;
 
 fn polarization_of(app: &mut App) -> f32 {
@@ -13,11 +13,11 @@ fn polarization_of(app: &mut App) -> f32 {
 
 fn groups(app: &mut App) -> usize {
     let radius = app.world().resource::<FlockParams>().perception_radius;
-    murmuration_sim::metrics::groups(&fresh_hash(app), radius).0
+    murmuration_sim::metrics::groups(Members::all(&fresh_hash(app)), radius).0
 }
 
 fn nn_distance(app: &mut App) -> f32 {
-    mean_nearest_neighbour_distance(&fresh_hash(app)).unwrap()
+    mean_nearest_neighbour_distance(Members::all(&fresh_hash(app))).unwrap()
 }
 
 #[test]

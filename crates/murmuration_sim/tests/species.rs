@@ -72,7 +72,7 @@ fn two_mixed_species_sort_themselves_into_groups() {
                 return;
             }
             let agree = vi.dot(hash.velocity(hit.slot).normalize());
-            if hash.species()[hit.slot] == hash.species()[i] {
+            if hash.species_of(hit.slot) == hash.species_of(i) {
                 same += agree;
                 same_n += 1;
             } else {

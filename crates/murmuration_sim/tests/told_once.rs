@@ -120,7 +120,7 @@ fn every_problem_is_told_once() {
     assert_told_once("plugin twice", "twice", || {
         App::new()
             .add_plugins(MinimalPlugins)
-            .add_plugins((BoidsPlugin::default(), BoidsPlugin::default()));
+            .add_plugins((BoidsPlugins::default(), BoidsPlugins::default()));
     });
     assert_told_once("no bounds", "SimulationBounds", || {
         let mut app = flock_app(FlockParams::default(), bounds, 50, 5);

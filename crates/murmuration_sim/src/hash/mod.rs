@@ -7,9 +7,9 @@
 //! 2. count the boids per cell;
 //! 3. prefix-sum the counts into `cell_start`;
 //! 4. scatter each boid to its slot in cell order, straight into contiguous arrays: its position
-//!    and velocity side by side in one 16-byte [`Motion`] (one cache line written per boid, not
-//!    one per coordinate), its entity and its species. Cells are numbered row by row, so the
-//!    three cells of one row of a 3x3 block are one contiguous slice.
+//!    and velocity side by side in one [`Motion`] (one cache line written per boid, not one per
+//!    coordinate), its entity and its key (flock and species). Cells are numbered row by row
+//!    (`x` fastest), so the three cells of one row of a 3x3 block are one contiguous slice.
 //!
 //! [`HashBuilder`] does it one boid at a time; the plugin's build (the private `parted` module)
 //! counts and scatters parts of the flock on several threads at once, with the same result.
@@ -19,7 +19,10 @@ use core::ops::Range;
 use bevy::prelude::*;
 
 use crate::bounds::SimulationBounds;
+use crate::components::FlockId;
 use crate::components::Position;
+use crate::math::{DIM, IVector, Vector};
+use crate::simd::{Target, dispatch};
 
 mod parted;
 
@@ -35,6 +38,19 @@ const MIN_CELL_BUDGET: usize = 4096;
 /// Smallest cell edge, in world units.
 const MIN_CELL_SIZE: f32 = 1e-2;
 
+/// On which axes a block of cells folds onto itself (see [`SpatialHash::visit_block`]).
+pub(crate) type Fold = [bool; DIM];
+
+/// Rows of cells in a 3x3 block (9 in a 3x3x3 block).
+pub(crate) const BLOCK_ROWS: usize = 3usize.pow(DIM as u32 - 1);
+
+/// A boid's key in the hash: its flock's [`FlockId`] in the high 16 bits, its species in the
+/// low. Boids with the same key align and cohere.
+#[inline]
+pub fn key(flock: FlockId, species: u16) -> u32 {
+    u32::from(flock.0) << 16 | u32::from(species)
+}
+
 /// One boid found by a [`SpatialHash`] query.
 #[derive(Reflect, Debug, Clone, Copy, PartialEq)]
 #[reflect(Debug, Clone, PartialEq)]
@@ -42,7 +58,7 @@ pub struct HashHit {
     /// Its index into the hash arrays (see [`SpatialHash::entity`]).
     pub slot: usize,
     /// From the query point to the boid (to its nearest image when the edges wrap).
-    pub delta: Vec2,
+    pub delta: Vector,
     /// `delta.length_squared()`.
     pub distance_squared: f32,
 }
@@ -57,18 +73,19 @@ pub struct HashHit {
 #[derive(Resource, Reflect, Debug, Clone, Default)]
 #[reflect(Resource, Default, Debug)]
 pub struct SpatialHash {
-    origin: Vec2,
-    cell: Vec2,
-    inv_cell: Vec2,
-    cols: u32,
-    rows: u32,
+    origin: Vector,
+    cell: Vector,
+    inv_cell: Vector,
+    /// Cells along each axis.
+    dims: [u32; DIM],
     wrap: bool,
-    world: Vec2,
+    world: Vector,
     /// `cell_start[c]..cell_start[c + 1]` are the slots of cell `c`; one entry more than cells.
     cell_start: Vec<u32>,
     entities: Vec<Entity>,
     motions: Vec<Motion>,
-    species: Vec<u16>,
+    /// Each boid's [`key`] (flock and species).
+    keys: Vec<u32>,
     /// Scratch: each boid's cell, in the order the boids were counted.
     #[reflect(ignore)]
     cell_of: Vec<u32>,
@@ -104,7 +121,7 @@ impl SpatialHash {
         count: usize,
     ) -> HashBuilder<'_> {
         self.layout(bounds, cell_size, occupied, count);
-        let cells = (self.cols * self.rows) as usize;
+        let cells = self.cell_count();
         self.cell_start.clear();
         self.cell_start.resize(cells + 1, 0);
         self.cell_of.clear();
@@ -115,14 +132,15 @@ impl SpatialHash {
         }
     }
 
-    /// Rebuilds the hash from `(entity, position, velocity, species)` tuples, for tests, tools
-    /// and benchmarks, on this thread; the plugin's system builds straight from the ECS's
-    /// component slices, in parts on every thread, with the same result.
+    /// Rebuilds the hash from `(entity, position, velocity, species)` tuples, all in the default
+    /// flock, for tests, tools and benchmarks, on this thread; the plugin's system builds
+    /// straight from the ECS's component slices, in parts on every thread, with the same
+    /// result.
     pub fn rebuild(
         &mut self,
         bounds: &SimulationBounds,
         cell_size: f32,
-        boids: &[(Entity, Vec2, Vec2, u16)],
+        boids: &[(Entity, Vector, Vector, u16)],
     ) {
         let occupied = occupied_box(boids.iter().map(|b| b.1)).unwrap_or(bounds.rect);
         let mut builder = self.begin(bounds, cell_size, occupied, boids.len());
@@ -130,7 +148,7 @@ impl SpatialHash {
             builder.count(b.1);
         }
         for &(entity, position, velocity, species) in boids {
-            builder.place(entity, position, velocity, species);
+            builder.place(entity, position, velocity, key(FlockId::DEFAULT, species));
         }
     }
 
@@ -143,11 +161,11 @@ impl SpatialHash {
         };
         self.wrap = bounds.wraps();
         self.world = bounds.rect.size();
-        let dims = |cell: f32, size: Vec2, wrap: bool| -> Vec2 {
+        let dims = |cell: f32, size: Vector, wrap: bool| -> Vector {
             if wrap {
-                (size / cell).floor().max(Vec2::ONE)
+                (size / cell).floor().max(Vector::ONE)
             } else {
-                (size / cell).floor() + Vec2::ONE
+                (size / cell).floor() + Vector::ONE
             }
         };
         let (origin, size) = if self.wrap {
@@ -159,24 +177,41 @@ impl SpatialHash {
         };
         let mut d = dims(cell, size, self.wrap);
         // Grow the cells until the grid fits the budget (a few rounds at most).
-        while d.x * d.y > budget {
-            cell *= ((d.x * d.y) / budget).sqrt().max(1.01);
+        while d.element_product() > budget {
+            let grow = (d.element_product() / budget).powf(1.0 / DIM as f32);
+            cell *= grow.max(1.01);
             d = dims(cell, size, self.wrap);
         }
         self.origin = origin;
-        self.cols = d.x as u32;
-        self.rows = d.y as u32;
+        self.dims = d.to_array().map(|n| n as u32);
         self.cell = if self.wrap {
             size / d
         } else {
-            Vec2::splat(cell)
+            Vector::splat(cell)
         };
         self.inv_cell = self.cell.recip();
     }
 
+    /// How many cells the grid has.
+    #[inline]
+    fn cell_count(&self) -> usize {
+        self.dims.iter().map(|&n| n as usize).product()
+    }
+
+    /// The index of cell `c`: `x` fastest, then `y` (then `z`).
+    #[inline(always)]
+    fn index_of(&self, c: IVector) -> usize {
+        let c = c.to_array();
+        let mut index = c[DIM - 1] as usize;
+        for axis in (0..DIM - 1).rev() {
+            index = index * self.dims[axis] as usize + c[axis] as usize;
+        }
+        index
+    }
+
     /// `p` in the coordinates the hash stores: wrapped into the bounds when the edges wrap.
     #[inline]
-    fn local(&self, p: Vec2) -> Vec2 {
+    fn local(&self, p: Vector) -> Vector {
         // Nearly always inside: no remainder (a slow library call) then.
         if self.wrap && !self.in_world(p) {
             let q = self.origin + (p - self.origin).rem_euclid(self.world);
@@ -188,93 +223,38 @@ impl SpatialHash {
 
     /// Whether `p` lies in the world's rectangle (its far edges excluded). Branch-free.
     #[inline(always)]
-    fn in_world(&self, p: Vec2) -> bool {
+    fn in_world(&self, p: Vector) -> bool {
         let max = self.origin + self.world;
-        (p.x >= self.origin.x) & (p.x < max.x) & (p.y >= self.origin.y) & (p.y < max.y)
+        (0..DIM).fold(true, |ok, axis| {
+            ok & (p[axis] >= self.origin[axis]) & (p[axis] < max[axis])
+        })
     }
 
     /// The index of the cell holding `p` (any position: it is made [`Self::local`] first).
     #[inline]
-    fn cell_index(&self, p: Vec2) -> u32 {
-        let c = self.cell_xy(self.local(p));
-        c.y as u32 * self.cols + c.x as u32
+    fn cell_index(&self, p: Vector) -> u32 {
+        self.index_of(self.cell_xy(self.local(p))) as u32
     }
 
     /// [`Self::cell_index`] of every position, into `out` (as long as `positions`).
     ///
     /// Eight at a time and branch-free where all eight are inside the world (where
     /// [`Self::local`] changes nothing), which the compiler turns into vector instructions; a
-    /// group with one outside goes one by one. The same cells either way. Built for AVX2 where
-    /// the CPU has it.
+    /// group with one outside goes one by one. The same cells either way.
     pub(crate) fn cell_indices(&self, positions: &[Position], out: &mut [u32]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") {
-            #[target_feature(enable = "avx2")]
-            fn avx2(hash: &SpatialHash, positions: &[Position], out: &mut [u32]) {
-                hash.cell_indices_in(positions, out);
-            }
-            // SAFETY: the CPU was just checked to have AVX2.
-            return unsafe { avx2(self, positions, out) };
-        }
-        self.cell_indices_in(positions, out);
-    }
-
-    /// [`Self::cell_indices`], inlined into each build.
-    #[inline(always)]
-    fn cell_indices_in(&self, positions: &[Position], out: &mut [u32]) {
-        const GROUP: usize = 8;
-        /// Cell coordinates below this convert to `i32` exactly, by truncation.
-        const LIMIT: f32 = (1 << 30) as f32;
-        let (origin, inv) = (self.origin, self.inv_cell);
-        let (last_col, last_row) = (self.cols as i32 - 1, self.rows as i32 - 1);
-        let mut groups = positions.chunks_exact(GROUP);
-        let mut outs = out.chunks_exact_mut(GROUP);
-        for (group, out) in groups.by_ref().zip(outs.by_ref()) {
-            let x: [f32; GROUP] = core::array::from_fn(|l| group[l].0.x);
-            let y: [f32; GROUP] = core::array::from_fn(|l| group[l].0.y);
-            // `cell_xy`'s products, lane by lane.
-            let fx: [f32; GROUP] = core::array::from_fn(|l| (x[l] - origin.x) * inv.x);
-            let fy: [f32; GROUP] = core::array::from_fn(|l| (y[l] - origin.y) * inv.y);
-            let plain = (0..GROUP).fold(true, |all, l| {
-                // Where the edges wrap, a point outside the world is wrapped first.
-                let local = !self.wrap | self.in_world(Vec2::new(x[l], y[l]));
-                let in_range = (fx[l] >= 0.0) & (fx[l] < LIMIT) & (fy[l] >= 0.0) & (fy[l] < LIMIT);
-                all & local & in_range
-            });
-            if !plain {
-                for (p, cell) in group.iter().zip(out) {
-                    *cell = self.cell_index(p.0);
-                }
-                continue;
-            }
-            for l in 0..GROUP {
-                // SAFETY: `plain`: both are finite and in `0..LIMIT`, so they fit an `i32`.
-                // Truncated, as `as i32` would; no lower clamp needed, as both are at least 0.
-                let (cx, cy) = unsafe {
-                    (
-                        fx[l].to_int_unchecked::<i32>().min(last_col),
-                        fy[l].to_int_unchecked::<i32>().min(last_row),
-                    )
-                };
-                out[l] = cy as u32 * self.cols + cx as u32;
-            }
-        }
-        for (p, cell) in groups.remainder().iter().zip(outs.into_remainder()) {
-            *cell = self.cell_index(p.0);
-        }
+        cell_indices(self, positions, out);
     }
 
     /// The (clamped) cell holding `p`, which must already be [`Self::local`].
     #[inline]
-    pub(crate) fn cell_xy(&self, p: Vec2) -> IVec2 {
+    pub(crate) fn cell_xy(&self, p: Vector) -> IVector {
         // No `floor` (a library call without SSE4.1): `as` truncates toward zero, which differs
         // from flooring only below zero, where the clamp makes both cell 0. `as` also saturates
         // and maps NaN to 0, so any input lands in a real cell.
         let c = (p - self.origin) * self.inv_cell;
-        IVec2::new(
-            (c.x as i32).clamp(0, self.cols as i32 - 1),
-            (c.y as i32).clamp(0, self.rows as i32 - 1),
-        )
+        IVector::from_array(core::array::from_fn(|axis| {
+            (c[axis] as i32).clamp(0, self.dims[axis] as i32 - 1)
+        }))
     }
 
     /// Calls `f(slots, offset, fold)` for every non-empty row run of cells within `span` cells of
@@ -282,88 +262,114 @@ impl SpatialHash {
     ///
     /// Add `offset` to a stored position to get its image nearest to `p`. Where the block would
     /// wrap onto itself (a world fewer than `2 * span + 1` cells across), each cell is visited once
-    /// and `fold` says on which axis the caller must fold deltas to the nearest image.
+    /// and `fold` says on which axes the caller must fold deltas to the nearest image.
     ///
-    // NOTE: runs are visited row by row, left to right, in a fixed order that does not depend on
-    // threads; the order of the neighbour sums, and so the flock, is the same on any thread count.
+    // NOTE: runs are visited row by row (the outer axes as an odometer, the last slowest), left
+    // to right, in a fixed order that does not depend on threads; the order of the neighbour
+    // sums, and so the flock, is the same on any thread count.
     #[inline]
     pub(crate) fn visit_block(
         &self,
-        p: Vec2,
+        p: Vector,
         span: u32,
-        mut f: impl FnMut(Range<usize>, Vec2, BVec2),
+        mut f: impl FnMut(Range<usize>, Vector, Fold),
     ) {
-        let c = self.cell_xy(p);
+        let c = self.cell_xy(p).to_array();
         let s = span.min(i32::MAX as u32 / 4) as i32;
-        let (cols, rows) = (self.cols as i32, self.rows as i32);
-        let fold = BVec2::new(
-            self.wrap && 2 * s + 1 >= cols,
-            self.wrap && 2 * s + 1 >= rows,
-        );
-        // Column runs of the block: (first, last, x offset); two when it crosses the seam.
-        let mut runs = [(0i32, 0i32, 0.0f32); 2];
-        let nruns = if fold.x {
-            runs[0] = (0, cols - 1, 0.0);
-            1
-        } else if self.wrap {
-            let (lo, hi) = (c.x - s, c.x + s);
-            if lo < 0 {
-                runs[0] = (lo + cols, cols - 1, -self.world.x);
-                runs[1] = (0, hi, 0.0);
-                2
-            } else if hi >= cols {
-                runs[0] = (lo, cols - 1, 0.0);
-                runs[1] = (0, hi - cols, self.world.x);
-                2
+        let dims = self.dims.map(|n| n as i32);
+        let fold: Fold = core::array::from_fn(|axis| self.wrap && 2 * s + 1 >= dims[axis]);
+        // The cells of each axis: `(first, last)` virtual coordinates (outside the grid where
+        // they wrap); the whole axis once where it folds.
+        let range = |axis: usize| -> (i32, i32) {
+            if fold[axis] {
+                (0, dims[axis] - 1)
+            } else if self.wrap {
+                (c[axis] - s, c[axis] + s)
             } else {
-                runs[0] = (lo, hi, 0.0);
-                1
+                ((c[axis] - s).max(0), (c[axis] + s).min(dims[axis] - 1))
             }
+        };
+        // A virtual coordinate's cell on its axis, and the offset to its image.
+        let wrap = |axis: usize, v: i32| -> (i32, f32) {
+            if v < 0 {
+                (v + dims[axis], -self.world[axis])
+            } else if v >= dims[axis] {
+                (v - dims[axis], self.world[axis])
+            } else {
+                (v, 0.0)
+            }
+        };
+        // Runs along `x`: one, or two where the block crosses the seam.
+        let (lo, hi) = range(0);
+        let mut runs = [(0i32, 0i32, 0.0f32); 2];
+        let nruns = if lo < 0 {
+            runs[0] = (lo + dims[0], dims[0] - 1, -self.world[0]);
+            runs[1] = (0, hi, 0.0);
+            2
+        } else if hi >= dims[0] {
+            runs[0] = (lo, dims[0] - 1, 0.0);
+            runs[1] = (0, hi - dims[0], self.world[0]);
+            2
         } else {
-            runs[0] = ((c.x - s).max(0), (c.x + s).min(cols - 1), 0.0);
+            runs[0] = (lo, hi, 0.0);
             1
         };
-        let (row_lo, row_hi) = if fold.y {
-            (0, rows - 1)
-        } else if self.wrap {
-            (c.y - s, c.y + s)
-        } else {
-            ((c.y - s).max(0), (c.y + s).min(rows - 1))
-        };
-        for virtual_row in row_lo..=row_hi {
-            let (row, oy) = if virtual_row < 0 {
-                (virtual_row + rows, -self.world.y)
-            } else if virtual_row >= rows {
-                (virtual_row - rows, self.world.y)
-            } else {
-                (virtual_row, 0.0)
-            };
-            let base = (row * cols) as usize;
+        let outer: [(i32, i32); DIM] = core::array::from_fn(range);
+        let mut at: [i32; DIM] = outer.map(|r| r.0);
+        loop {
+            let mut row_cell = [0i32; DIM];
+            let mut offset = Vector::ZERO;
+            for axis in 1..DIM {
+                (row_cell[axis], offset[axis]) = wrap(axis, at[axis]);
+            }
             for &(a, b, ox) in &runs[..nruns] {
-                let start = self.cell_start[base + a as usize] as usize;
-                let end = self.cell_start[base + b as usize + 1] as usize;
+                row_cell[0] = a;
+                let start = self.cell_start[self.index_of(IVector::from_array(row_cell))] as usize;
+                row_cell[0] = b;
+                let end =
+                    self.cell_start[self.index_of(IVector::from_array(row_cell)) + 1] as usize;
                 if start < end {
-                    f(start..end, Vec2::new(ox, oy), fold);
+                    offset[0] = ox;
+                    f(start..end, offset, fold);
                 }
+            }
+            // The next row: the odometer over the outer axes, `y` fastest.
+            let mut axis = 1;
+            loop {
+                if axis == DIM {
+                    return;
+                }
+                if at[axis] < outer[axis].1 {
+                    at[axis] += 1;
+                    break;
+                }
+                at[axis] = outer[axis].0;
+                axis += 1;
             }
         }
     }
 
-    /// The slots of the three rows of the 3x3 block of cells around cell `c`, top to bottom,
-    /// where the block lies wholly inside the grid: the runs [`Self::visit_block`] visits for
-    /// a position in `c` with a span of one, all at offset zero (empty ones included). `None`
-    /// for a cell on the grid's edge.
+    /// The slots of the rows of the 3x3 block of cells around cell `c` (3x3x3 in 3D), in the
+    /// order [`Self::visit_block`] visits them, where the block lies wholly inside the grid: the
+    /// runs it visits for a position in `c` with a span of one, all at offset zero (empty ones
+    /// included). `None` for a cell on the grid's edge.
     #[inline]
-    pub(crate) fn inner_block(&self, c: IVec2) -> Option<[Range<usize>; 3]> {
-        let (cols, rows) = (self.cols as i32, self.rows as i32);
-        if c.x < 1 || c.y < 1 || c.x + 1 >= cols || c.y + 1 >= rows {
+    pub(crate) fn inner_block(&self, c: IVector) -> Option<[Range<usize>; BLOCK_ROWS]> {
+        let c = c.to_array();
+        if c.iter().zip(self.dims).any(|(&x, n)| x < 1 || x + 1 >= n as i32) {
             return None;
         }
-        let row = |y: i32| {
-            let centre = (y * cols + c.x) as usize;
+        Some(core::array::from_fn(|row| {
+            // Row `row` of the block: its outer coordinates, `y` fastest.
+            let mut cell = c;
+            let mut rest = row;
+            for x in &mut cell[1..] {
+                *x += (rest % 3) as i32 - 1;
+                rest /= 3;
+            }
+            let centre = self.index_of(IVector::from_array(cell));
             self.cell_start[centre - 1] as usize..self.cell_start[centre + 2] as usize
-        };
-        Some([row(c.y - 1), row(c.y), row(c.y + 1)])
+        }))
     }
 
     /// Whether a block of `span` cells folds onto itself (a wrapped world fewer than
@@ -371,18 +377,17 @@ impl SpatialHash {
     #[inline]
     pub(crate) fn folds(&self, span: u32) -> bool {
         let width = 2 * span.min(u32::MAX / 4) + 1;
-        self.wrap && (width >= self.cols || width >= self.rows)
+        self.wrap && self.dims.iter().any(|&n| width >= n)
     }
 
     /// The delta from `p` to the boid in `slot`, given a run's `offset` and `fold`.
     #[inline]
-    pub(crate) fn delta(&self, p: Vec2, slot: usize, offset: Vec2, fold: BVec2) -> Vec2 {
+    pub(crate) fn delta(&self, p: Vector, slot: usize, offset: Vector, fold: Fold) -> Vector {
         let mut d = self.position(slot) + offset - p;
-        if fold.x {
-            d.x -= self.world.x * (d.x / self.world.x).round();
-        }
-        if fold.y {
-            d.y -= self.world.y * (d.y / self.world.y).round();
+        for axis in 0..DIM {
+            if fold[axis] {
+                d[axis] -= self.world[axis] * (d[axis] / self.world[axis]).round();
+            }
         }
         d
     }
@@ -399,21 +404,23 @@ impl SpatialHash {
     }
 
     /// Whether a block of `span` around `p`'s cell already holds every cell.
-    fn covers_all(&self, p: Vec2, span: u32) -> bool {
-        let c = self.cell_xy(p);
-        let s = span as i64;
-        let (cols, rows) = (self.cols as i64, self.rows as i64);
-        if self.wrap {
-            2 * s + 1 >= cols && 2 * s + 1 >= rows
-        } else {
-            let (x, y) = (c.x as i64, c.y as i64);
-            x - s <= 0 && x + s >= cols - 1 && y - s <= 0 && y + s >= rows - 1
-        }
+    fn covers_all(&self, p: Vector, span: u32) -> bool {
+        let c = self.cell_xy(p).to_array();
+        let s = i64::from(span);
+        (0..DIM).all(|axis| {
+            let n = i64::from(self.dims[axis]);
+            if self.wrap {
+                2 * s + 1 >= n
+            } else {
+                let x = i64::from(c[axis]);
+                x - s <= 0 && x + s >= n - 1
+            }
+        })
     }
 
     /// Calls `f` for every boid strictly within `radius` of `p` (measured to the nearest image
     /// when the edges wrap), in hash order.
-    pub fn for_each_within(&self, p: Vec2, radius: f32, mut f: impl FnMut(HashHit)) {
+    pub fn for_each_within(&self, p: Vector, radius: f32, mut f: impl FnMut(HashHit)) {
         if self.entities.is_empty() {
             return;
         }
@@ -453,7 +460,7 @@ impl SpatialHash {
         &self,
         radius: f32,
         cells: Range<usize>,
-        runs: &mut Vec<(Range<usize>, Vec2, BVec2)>,
+        runs: &mut Vec<(Range<usize>, Vector, Fold)>,
         mut f: impl FnMut(usize, usize),
     ) {
         if self.entities.len() < 2 {
@@ -478,7 +485,7 @@ impl SpatialHash {
                     if after.is_empty() {
                         continue;
                     }
-                    if fold.any() {
+                    if fold.contains(&true) {
                         for b in after {
                             if self.delta(p, b, offset, fold).length_squared() < r2 {
                                 f(a, b);
@@ -508,7 +515,7 @@ impl SpatialHash {
     /// outward ring by ring; ties go to the first in hash order.
     pub fn nearest(
         &self,
-        p: Vec2,
+        p: Vector,
         max_radius: f32,
         mut accept: impl FnMut(&HashHit) -> bool,
     ) -> Option<HashHit> {
@@ -522,7 +529,7 @@ impl SpatialHash {
     /// asked more than once about the same boid.
     pub fn k_nearest_into(
         &self,
-        p: Vec2,
+        p: Vector,
         max_radius: f32,
         mut accept: impl FnMut(&HashHit) -> bool,
         out: &mut KNearest,
@@ -578,35 +585,52 @@ impl SpatialHash {
 
     /// The position of the boid in `slot` (wrapped into the bounds when the edges wrap).
     #[inline]
-    pub fn position(&self, slot: usize) -> Vec2 {
+    pub fn position(&self, slot: usize) -> Vector {
         self.motions[slot].position
     }
 
     /// The velocity of the boid in `slot`.
     #[inline]
-    pub fn velocity(&self, slot: usize) -> Vec2 {
+    pub fn velocity(&self, slot: usize) -> Vector {
         self.motions[slot].velocity
     }
 
     /// The species of the boid in `slot`.
     #[inline]
     pub fn species_of(&self, slot: usize) -> u16 {
-        self.species[slot]
+        (self.keys[slot] & 0xffff) as u16
+    }
+
+    /// The flock of the boid in `slot`.
+    #[inline]
+    pub fn flock_of(&self, slot: usize) -> FlockId {
+        FlockId((self.keys[slot] >> 16) as u16)
+    }
+
+    /// The [`key`] (flock and species) of the boid in `slot`.
+    #[inline]
+    pub fn key_of(&self, slot: usize) -> u32 {
+        self.keys[slot]
     }
 
     /// Positions in slot order.
-    pub fn positions(&self) -> impl ExactSizeIterator<Item = Vec2> + '_ {
+    pub fn positions(&self) -> impl ExactSizeIterator<Item = Vector> + '_ {
         self.motions.iter().map(|m| m.position)
     }
 
     /// Velocities in slot order.
-    pub fn velocities(&self) -> impl ExactSizeIterator<Item = Vec2> + '_ {
+    pub fn velocities(&self) -> impl ExactSizeIterator<Item = Vector> + '_ {
         self.motions.iter().map(|m| m.velocity)
     }
 
     /// Species in slot order.
-    pub fn species(&self) -> &[u16] {
-        &self.species
+    pub fn species(&self) -> impl ExactSizeIterator<Item = u16> + '_ {
+        self.keys.iter().map(|&k| (k & 0xffff) as u16)
+    }
+
+    /// Keys (flock and species, see [`key`]) in slot order.
+    pub fn keys(&self) -> &[u32] {
+        &self.keys
     }
 
     /// Entities in slot order.
@@ -619,22 +643,22 @@ impl SpatialHash {
     pub(crate) fn arrays(&self) -> Arrays<'_> {
         Arrays {
             motions: &self.motions,
-            species: &self.species,
+            keys: &self.keys,
         }
     }
 
     /// Width and height of one cell, world units.
-    pub fn cell_size(&self) -> Vec2 {
+    pub fn cell_size(&self) -> Vector {
         self.cell
     }
 
-    /// Columns and rows of the grid.
+    /// Cells along each axis of the grid.
     pub fn dims(&self) -> UVec2 {
-        UVec2::new(self.cols, self.rows)
+        UVec2::from_array(self.dims)
     }
 
     /// The world position of the grid's lower-left corner.
-    pub fn origin(&self) -> Vec2 {
+    pub fn origin(&self) -> Vector {
         self.origin
     }
 
@@ -657,14 +681,64 @@ impl SpatialHash {
 
     /// One past the last slot of the cell `c` (as [`Self::cell_xy`] gives it).
     #[inline]
-    pub(crate) fn cell_end(&self, c: IVec2) -> usize {
-        self.cell_start[(c.y as u32 * self.cols + c.x as u32) as usize + 1] as usize
+    pub(crate) fn cell_end(&self, c: IVector) -> usize {
+        self.cell_start[self.index_of(c) + 1] as usize
     }
 
     /// The slots of cell (`column`, `row`).
     pub fn cell_slots(&self, column: u32, row: u32) -> Range<usize> {
-        let c = (row * self.cols + column) as usize;
+        let c = self.index_of(IVector::new(column as i32, row as i32));
         self.cell_start[c] as usize..self.cell_start[c + 1] as usize
+    }
+}
+
+dispatch! {
+    /// [`SpatialHash::cell_indices`], in the build for this CPU.
+    fn cell_indices(hash: &SpatialHash, positions: &[Position], out: &mut [u32]) = cell_indices_in;
+}
+
+/// [`SpatialHash::cell_indices`] as each build compiles it.
+#[inline(always)]
+fn cell_indices_in(_: Target, hash: &SpatialHash, positions: &[Position], out: &mut [u32]) {
+    const GROUP: usize = 8;
+    /// Cell coordinates below this convert to `i32` exactly, by truncation.
+    const LIMIT: f32 = (1 << 30) as f32;
+    let (origin, inv) = (hash.origin, hash.inv_cell);
+    let last = hash.dims.map(|n| n as i32 - 1);
+    let mut groups = positions.chunks_exact(GROUP);
+    let mut outs = out.chunks_exact_mut(GROUP);
+    for (group, out) in groups.by_ref().zip(outs.by_ref()) {
+        // `cell_xy`'s products, lane by lane.
+        let f: [[f32; GROUP]; DIM] = core::array::from_fn(|axis| {
+            core::array::from_fn(|l| (group[l].0[axis] - origin[axis]) * inv[axis])
+        });
+        let plain = (0..GROUP).fold(true, |all, l| {
+            // Where the edges wrap, a point outside the world is wrapped first.
+            let local = !hash.wrap | hash.in_world(group[l].0);
+            let in_range = (0..DIM).fold(true, |ok, axis| {
+                ok & (f[axis][l] >= 0.0) & (f[axis][l] < LIMIT)
+            });
+            all & local & in_range
+        });
+        if !plain {
+            for (p, cell) in group.iter().zip(out) {
+                *cell = hash.cell_index(p.0);
+            }
+            continue;
+        }
+        for l in 0..GROUP {
+            let mut index = 0u32;
+            for axis in (0..DIM).rev() {
+                // SAFETY: `plain`: finite and in `0..LIMIT`, so it fits an `i32`. Truncated, as
+                // `as i32` would; no lower clamp needed, as it is at least 0.
+                let c = unsafe { f[axis][l].to_int_unchecked::<i32>() }.min(last[axis]);
+                index = index * hash.dims[axis] + c as u32;
+            }
+            out[l] = index;
+        }
+    }
+    for (p, cell) in groups.remainder().iter().zip(outs.into_remainder()) {
+        *cell = hash.cell_index(p.0);
     }
 }
 
@@ -672,7 +746,7 @@ impl SpatialHash {
 #[derive(Clone, Copy)]
 pub(crate) struct Arrays<'a> {
     pub motions: &'a [Motion],
-    pub species: &'a [u16],
+    pub keys: &'a [u32],
 }
 
 /// A boid's position and velocity as the hash stores them: side by side in 16 bytes (aligned,
@@ -687,14 +761,17 @@ pub(crate) struct Arrays<'a> {
 #[repr(C, align(16))]
 pub(crate) struct Motion {
     /// Wrapped into the bounds when the edges wrap.
-    pub position: Vec2,
+    pub position: Vector,
     /// As the boid's [`Velocity`](crate::Velocity) was when the hash was built.
-    pub velocity: Vec2,
+    pub velocity: Vector,
 }
 
 /// The smallest box holding every finite point of `points`, or `None` if there are none.
-pub fn occupied_box(points: impl IntoIterator<Item = Vec2>) -> Option<Rect> {
-    let (mut min, mut max) = (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY));
+pub fn occupied_box(points: impl IntoIterator<Item = Vector>) -> Option<Rect> {
+    let (mut min, mut max) = (
+        Vector::splat(f32::INFINITY),
+        Vector::splat(f32::NEG_INFINITY),
+    );
     for p in points {
         if p.is_finite() {
             min = min.min(p);
@@ -714,19 +791,20 @@ pub struct HashBuilder<'a> {
 impl HashBuilder<'_> {
     /// Counts one boid at `position` (first pass).
     #[inline]
-    pub fn count(&mut self, position: Vec2) {
+    pub fn count(&mut self, position: Vector) {
         let h = &mut *self.hash;
         let cell = h.cell_index(position);
         h.cell_of.push(cell);
         h.cell_start[cell as usize + 1] += 1;
     }
 
-    /// Stores one boid and returns its slot (second pass, same order as the counts).
+    /// Stores one boid with its [`key`] and returns its slot (second pass, same order as the
+    /// counts).
     ///
     /// # Panics
     /// If called more often than [`Self::count`].
     #[inline]
-    pub fn place(&mut self, entity: Entity, position: Vec2, velocity: Vec2, species: u16) -> u32 {
+    pub fn place(&mut self, entity: Entity, position: Vector, velocity: Vector, key: u32) -> u32 {
         if self.placed == 0 {
             self.scan();
         }
@@ -741,7 +819,7 @@ impl HashBuilder<'_> {
             position: local,
             velocity,
         };
-        (h.entities[i], h.species[i]) = (entity, species);
+        (h.entities[i], h.keys[i]) = (entity, key);
         slot
     }
 
@@ -767,7 +845,7 @@ impl SpatialHash {
     fn size_arrays(&mut self, n: usize) {
         self.entities.resize(n, Entity::PLACEHOLDER);
         self.motions.resize(n, Motion::default());
-        self.species.resize(n, 0);
+        self.keys.resize(n, 0);
     }
 }
 
@@ -786,7 +864,7 @@ impl Drop for HashBuilder<'_> {
         let h = &mut *self.hash;
         h.entities.truncate(keep);
         h.motions.truncate(keep);
-        h.species.truncate(keep);
+        h.keys.truncate(keep);
         if keep == 0 {
             h.cell_start.iter_mut().for_each(|s| *s = 0);
         }
@@ -814,7 +892,7 @@ impl KNearest {
             len: 0,
             hits: [HashHit {
                 slot: 0,
-                delta: Vec2::ZERO,
+                delta: Vector::ZERO,
                 distance_squared: 0.0,
             }; Self::CAPACITY],
         }
@@ -938,8 +1016,8 @@ mod tests {
             let mut hash = SpatialHash::default();
             hash.rebuild(&bounds, 70.0, &boids);
             let (mut inner, mut edge) = (0, 0);
-            for row in 0..hash.rows as i32 {
-                for column in 0..hash.cols as i32 {
+            for row in 0..hash.dims[1] as i32 {
+                for column in 0..hash.dims[0] as i32 {
                     let c = IVec2::new(column, row);
                     // The cell's centre, as the kernel passes a position in the cell.
                     let p = hash.origin + (c.as_vec2() + 0.5) / hash.inv_cell;
@@ -948,8 +1026,8 @@ mod tests {
                     hash.visit_block(p, 1, |run, offset, _| visited.push((run, offset)));
                     let on_edge = column == 0
                         || row == 0
-                        || column + 1 == hash.cols as i32
-                        || row + 1 == hash.rows as i32;
+                        || column + 1 == hash.dims[0] as i32
+                        || row + 1 == hash.dims[1] as i32;
                     match hash.inner_block(c) {
                         Some(rows) => {
                             inner += 1;

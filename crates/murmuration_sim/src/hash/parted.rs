@@ -13,10 +13,12 @@ use bevy::ecs::change_detection::Tick;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 
-use super::{Motion, SpatialHash};
+use super::{Motion, SpatialHash, key};
 use crate::bounds::SimulationBounds;
+use crate::components::FlockId;
 use crate::components::{HashSlot, Position, Species, Velocity};
-use crate::parallel::{run_each, workers};
+use crate::math::Vector;
+use crate::parallel::{pool, run_each, workers};
 
 /// The fewest boids in a part: every part has its own count of every cell, which the scan
 /// walks, so a small flock is cut in fewer parts than there are threads.
@@ -57,7 +59,7 @@ impl SpatialHash {
             lens.1.div_ceil(threads).max(MIN_PART)
         };
         self.layout(bounds, cell_size, occupied, count);
-        let cells = (self.cols * self.rows) as usize;
+        let cells = self.cell_count();
         // Only sized, not cleared (a million boids have a quarter of a million cells, and
         // clearing is serial): the scan writes every cell's start, the counts every boid's
         // cell, and each part clears its own counts.
@@ -108,7 +110,8 @@ impl PartedBuild<'_> {
     /// Turns the counts into each part's first slot in each cell, and its end: the slots of a
     /// cell go to its parts one after the other, part by part, cell after cell.
     ///
-    /// In runs of [`SCAN_RUN`] cells on the compute task pool (at a million boids a serial
+    /// In runs of at least [`SCAN_RUN`] cells, a few a thread, on the compute task pool (at a
+    /// million boids a serial
     /// scan over a quarter of a million cells and two parts took 0.7 ms): each run adds up its
     /// boids, the runs' first slots follow from those totals, then each run lays out its own
     /// cells. The same slots as one serial pass.
@@ -118,8 +121,11 @@ impl PartedBuild<'_> {
         // Only sized: the layout writes every part's end in every cell.
         h.part_end.resize(parts * cells, 0);
         h.run_start.clear();
-        h.run_start.resize(cells.div_ceil(SCAN_RUN), 0);
-        let run_cells = |run: usize| run * SCAN_RUN..((run + 1) * SCAN_RUN).min(cells);
+        let run = cells
+            .div_ceil(workers(pool()) * SCAN_RUNS_PER_THREAD)
+            .max(SCAN_RUN);
+        h.run_start.resize(cells.div_ceil(run), 0);
+        let run_cells = |i: usize| i * run..((i + 1) * run).min(cells);
         let counts = &h.part_cursor;
         run_each(h.run_start.iter_mut().enumerate(), |(run, total)| {
             let cells_of_run = run_cells(run);
@@ -188,10 +194,11 @@ impl PartedBuild<'_> {
                     cursor[cell] += 1;
                     let position = hash.local(part.positions[i].0);
                     let velocity = part.velocities[i].0;
-                    let (entity, species) = (part.entities[i], part.species[i].0);
+                    let entity = part.entities[i];
+                    let key = key(part.flocks[i], part.species[i].0);
                     // SAFETY: `slot` lies in this part's own range of `cell` (checked above),
                     // and the ranges of all parts and cells are disjoint.
-                    unsafe { arrays.write(slot as usize, position, velocity, entity, species) };
+                    unsafe { arrays.write(slot as usize, position, velocity, entity, key) };
                     if part.slots[i].0 != slot {
                         part.slots[i].0 = slot;
                         part.changed[i] = now;
@@ -223,6 +230,8 @@ impl PartedBuild<'_> {
 
 /// Cells a run of the scan lays out.
 const SCAN_RUN: usize = 8192;
+/// Runs of the scan a thread, at most.
+const SCAN_RUNS_PER_THREAD: usize = 4;
 
 /// The arrays the scan lays out, shared by its runs, each writing only its own cells.
 struct Layout {
@@ -286,6 +295,7 @@ pub(crate) struct Table<'a> {
     pub positions: &'a [Position],
     pub velocities: &'a [Velocity],
     pub species: &'a [Species],
+    pub flocks: &'a [FlockId],
     pub slots: &'a mut [HashSlot],
     /// The change ticks of `slots`.
     pub changed: &'a mut [Tick],
@@ -299,6 +309,7 @@ impl<'a> Table<'a> {
             positions,
             velocities,
             species,
+            flocks,
             slots,
             changed,
         } = self;
@@ -307,16 +318,20 @@ impl<'a> Table<'a> {
             .zip(positions.chunks(len))
             .zip(velocities.chunks(len))
             .zip(species.chunks(len))
+            .zip(flocks.chunks(len))
             .zip(slots.chunks_mut(len))
             .zip(changed.chunks_mut(len))
             .map(
-                |(((((entities, positions), velocities), species), slots), changed)| Table {
-                    entities,
-                    positions,
-                    velocities,
-                    species,
-                    slots,
-                    changed,
+                |((((((entities, positions), velocities), species), flocks), slots), changed)| {
+                    Table {
+                        entities,
+                        positions,
+                        velocities,
+                        species,
+                        flocks,
+                        slots,
+                        changed,
+                    }
                 },
             )
     }
@@ -324,14 +339,14 @@ impl<'a> Table<'a> {
 
 /// The hash's arrays, shared by the parts of a scatter, each writing only its own slots.
 ///
-/// Written straight at each boid's slot: its [`Motion`], entity and species, three cache lines.
+/// Written straight at each boid's slot: its [`Motion`], entity and key, three cache lines.
 /// (It was one 32-byte record per boid, one cache line, split into the arrays by a second pass;
 /// the second pass was the cost: at 100,000 boids on two threads the rebuild went from 0.92 to
 /// 0.82 ms without it, level on one thread, and level on a flock mixed by 3,000 steps.)
 struct Scatter {
     motions: *mut Motion,
     entities: *mut Entity,
-    species: *mut u16,
+    keys: *mut u32,
     len: usize,
 }
 
@@ -349,13 +364,13 @@ impl Scatter {
     fn new(hash: &mut SpatialHash) -> Self {
         let len = hash.motions.len();
         assert!(
-            hash.entities.len() == len && hash.species.len() == len,
+            hash.entities.len() == len && hash.keys.len() == len,
             "the arrays are sized together"
         );
         Self {
             motions: hash.motions.as_mut_ptr(),
             entities: hash.entities.as_mut_ptr(),
-            species: hash.species.as_mut_ptr(),
+            keys: hash.keys.as_mut_ptr(),
             len,
         }
     }
@@ -371,7 +386,7 @@ impl Scatter {
             let lines: [*const i8; 3] = [
                 self.motions.wrapping_add(at).cast(),
                 self.entities.wrapping_add(at).cast(),
-                self.species.wrapping_add(at).cast(),
+                self.keys.wrapping_add(at).cast(),
             ];
             for line in lines {
                 // SAFETY: a prefetch reads and writes nothing and never faults, whatever the
@@ -388,7 +403,7 @@ impl Scatter {
     /// # Safety
     /// No other thread may write or read `slot` at the same time.
     #[inline(always)]
-    unsafe fn write(&self, slot: usize, p: Vec2, v: Vec2, entity: Entity, species: u16) {
+    unsafe fn write(&self, slot: usize, p: Vector, v: Vector, entity: Entity, key: u32) {
         assert!(slot < self.len, "slot {slot} outside the arrays");
         // SAFETY: in bounds (checked); exclusive by the caller's guarantee.
         unsafe {
@@ -397,7 +412,7 @@ impl Scatter {
                 velocity: v,
             };
             *self.entities.add(slot) = entity;
-            *self.species.add(slot) = species;
+            *self.keys.add(slot) = key;
         }
     }
 }
@@ -411,6 +426,7 @@ mod tests {
 
     use super::Table;
     use crate::bounds::SimulationBounds;
+    use crate::components::FlockId;
     use crate::components::{HashSlot, Position, Species, Velocity};
     use crate::hash::SpatialHash;
 
@@ -420,11 +436,12 @@ mod tests {
         hash: &mut SpatialHash,
         bounds: &SimulationBounds,
         now: Tick,
-        (entities, positions, velocities, species): (
+        (entities, positions, velocities, species, flocks): (
             &[Entity],
             &[Position],
             &[Velocity],
             &[Species],
+            &[FlockId],
         ),
         (slots, changed): (&mut [HashSlot], &mut [Tick]),
     ) {
@@ -442,7 +459,8 @@ mod tests {
                 entities: &entities[range.clone()],
                 positions: &positions[range.clone()],
                 velocities: &velocities[range.clone()],
-                species: &species[range],
+                species: &species[range.clone()],
+                flocks: &flocks[range],
                 slots,
                 changed,
             };
@@ -467,6 +485,7 @@ mod tests {
             .map(|_| Velocity(Vec2::new(rng.random(), rng.random())))
             .collect();
         let species: Vec<Species> = (0..n).map(|i| Species((i % 3) as u16)).collect();
+        let flocks = vec![FlockId::DEFAULT; n as usize];
         let list: Vec<(Entity, Vec2, Vec2, u16)> = (0..n as usize)
             .map(|i| (entities[i], positions[i].0, velocities[i].0, species[i].0))
             .collect();
@@ -488,14 +507,14 @@ mod tests {
                 &mut parted,
                 &bounds,
                 now,
-                (&entities, placed, &velocities, &species),
+                (&entities, placed, &velocities, &species, &flocks),
                 (&mut slots, &mut changed),
             );
         }
         assert_eq!(parted.entities(), serial.entities());
         assert!(parted.positions().eq(serial.positions()));
         assert!(parted.velocities().eq(serial.velocities()));
-        assert_eq!(parted.species(), serial.species());
+        assert_eq!(parted.keys(), serial.keys());
         let dims = serial.dims();
         for row in 0..dims.y {
             for column in 0..dims.x {

@@ -4,26 +4,38 @@ use bevy::ecs::change_detection::ContiguousMut;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
+use crate::components::FlockId;
 use crate::components::{Boid, HashSlot, Position, Species, Velocity};
 use crate::hash::{SpatialHash, Table, occupied_box};
 use crate::parallel::DENSE;
 use crate::stats::FlockStats;
-use crate::systems::prepare::StepConfig;
+use crate::systems::prepare::StepBounds;
+use crate::table::FlockTable;
 
 /// Counting-sorts every boid into the hash, in parts on the compute task pool, and writes each
-/// one's [`HashSlot`].
+/// one's [`HashSlot`]. Cells are as wide as the largest perception radius of any flock.
 ///
 // NOTE: the two passes must see the boids in the same order; a query iterates its tables in
 // the same order twice within one system, and nothing can change them in between. Both read
 // the components as one slice per table (Bevy's contiguous access).
 pub(crate) fn build_hash(
-    config: Res<StepConfig>,
+    bounds: Res<StepBounds>,
+    table: Res<FlockTable>,
     mut hash: ResMut<SpatialHash>,
-    mut boids: Query<(Entity, &Position, &Velocity, &Species, &mut HashSlot), With<Boid>>,
+    mut boids: Query<
+        (
+            Entity,
+            &Position,
+            &Velocity,
+            &Species,
+            &FlockId,
+            &mut HashSlot,
+        ),
+        With<Boid>,
+    >,
     mut stats: ResMut<FlockStats>,
 ) {
     let start = Instant::now();
-    let bounds = &config.bounds;
     let occupied = if bounds.wraps() {
         bounds.rect
     } else {
@@ -31,12 +43,11 @@ pub(crate) fn build_hash(
     };
     let tables = boids.contiguous_iter().expect(DENSE);
     let lens = tables.map(|(entities, ..)| entities.len());
-    let cell = config.params.perception_radius;
-    let mut build = hash.begin_parted(bounds, cell, occupied, lens);
+    let mut build = hash.begin_parted(&bounds, table.cell_size(), occupied, lens);
     for (_, positions, ..) in boids.contiguous_iter().expect(DENSE) {
         build.count(positions);
     }
-    for (entities, positions, velocities, species, slots) in
+    for (entities, positions, velocities, species, flocks, slots) in
         boids.contiguous_iter_mut().expect(DENSE)
     {
         // Only a slot that moved counts as a change.
@@ -47,6 +58,7 @@ pub(crate) fn build_hash(
             positions,
             velocities,
             species,
+            flocks,
             slots,
             changed: ticks.changed_mut(),
         };

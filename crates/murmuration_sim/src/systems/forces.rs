@@ -7,11 +7,13 @@ use crate::behaviours::{
     arrive, flee_direction, obstacle_push, steer, steer_to_velocity, tie_break, turn_back_direction,
 };
 use crate::bounds::Edges;
+use crate::components::FlockId;
 use crate::components::{
     Acceleration, Arrive, Attractor, Boid, Hunter, MaxSpeed, Obstacle, Position, Predator, Velocity,
 };
 use crate::hash::SpatialHash;
-use crate::systems::prepare::StepConfig;
+use crate::systems::prepare::StepBounds;
+use crate::table::FlockTable;
 
 /// Everything that flies: boids and hunters.
 pub(crate) type Agents = Or<(With<Boid>, With<Hunter>)>;
@@ -22,26 +24,35 @@ type Mover<'a> = (
     &'a Velocity,
     &'a mut Acceleration,
     Option<&'a MaxSpeed>,
+    &'a FlockId,
 );
 
 /// Turn back inside the margin of [`Edges::TurnBack`]; nothing under [`Edges::Wrap`].
-pub(crate) fn avoid_edges(config: Res<StepConfig>, mut movers: Query<Mover, Agents>) {
-    let Edges::TurnBack { margin, weight } = config.bounds.edges else {
+pub(crate) fn avoid_edges(
+    bounds: Res<StepBounds>,
+    table: Res<FlockTable>,
+    mut movers: Query<Mover, Agents>,
+) {
+    let Edges::TurnBack { margin, weight } = bounds.edges else {
         return;
     };
-    let (rect, params) = (config.bounds.rect, &config.params);
-    movers.par_iter_mut().for_each(|(p, v, mut a, max_speed)| {
-        let dir = turn_back_direction(p.0, rect, margin);
-        if dir != Vec2::ZERO {
-            let speed = max_speed.map_or(params.max_speed, |m| m.0);
-            a.0 += steer(dir, v.0, speed, params.max_force) * weight;
-        }
-    });
+    let rect = bounds.rect;
+    movers
+        .par_iter_mut()
+        .for_each(|(p, v, mut a, max_speed, flock)| {
+            let dir = turn_back_direction(p.0, rect, margin);
+            if dir != Vec2::ZERO {
+                let row = table.row(*flock);
+                let speed = max_speed.map_or(row.max_speed, |m| m.0);
+                a.0 += steer(dir, v.0, speed, row.max_force) * weight;
+            }
+        });
 }
 
 /// Steer around every round [`Obstacle`] within its radius plus the avoid distance.
 pub(crate) fn avoid_obstacles(
-    config: Res<StepConfig>,
+    bounds: Res<StepBounds>,
+    table: Res<FlockTable>,
     obstacles: Query<(&Position, &Obstacle)>,
     mut movers: Query<Mover, Agents>,
     mut list: Local<Vec<(Vec2, f32)>>,
@@ -53,25 +64,26 @@ pub(crate) fn avoid_obstacles(
     if list.is_empty() {
         return;
     }
-    let (bounds, params) = (&config.bounds, &config.params);
-    movers.par_iter_mut().for_each(|(p, v, mut a, max_speed)| {
-        let mut dir = Vec2::ZERO;
-        for (i, &(centre, radius)) in list.iter().enumerate() {
-            let d = bounds.delta(p.0, centre);
-            dir += obstacle_push(d, radius, params.avoid_distance, || {
-                tie_break(i, usize::MAX)
-            });
-        }
-        if dir != Vec2::ZERO {
-            let speed = max_speed.map_or(params.max_speed, |m| m.0);
-            a.0 += steer(dir, v.0, speed, params.max_force) * params.obstacle_weight;
-        }
-    });
+    movers
+        .par_iter_mut()
+        .for_each(|(p, v, mut a, max_speed, flock)| {
+            let row = table.row(*flock);
+            let mut dir = Vec2::ZERO;
+            for (i, &(centre, radius)) in list.iter().enumerate() {
+                let d = bounds.delta(p.0, centre);
+                dir += obstacle_push(d, radius, row.avoid_distance, || tie_break(i, usize::MAX));
+            }
+            if dir != Vec2::ZERO {
+                let speed = max_speed.map_or(row.max_speed, |m| m.0);
+                a.0 += steer(dir, v.0, speed, row.max_force) * row.obstacle_weight;
+            }
+        });
 }
 
 /// Boids flee every [`Predator`] (the mouse, a hunter) within the flee radius.
 pub(crate) fn flee_predators(
-    config: Res<StepConfig>,
+    bounds: Res<StepBounds>,
+    table: Res<FlockTable>,
     predators: Query<(Entity, &Position), With<Predator>>,
     mut boids: Query<
         (
@@ -80,6 +92,7 @@ pub(crate) fn flee_predators(
             &Velocity,
             &mut Acceleration,
             Option<&MaxSpeed>,
+            &FlockId,
         ),
         With<Boid>,
     >,
@@ -95,28 +108,29 @@ pub(crate) fn flee_predators(
     if list.is_empty() {
         return;
     }
-    let (bounds, params) = (&config.bounds, &config.params);
     boids
         .par_iter_mut()
-        .for_each(|(me, p, v, mut a, max_speed)| {
+        .for_each(|(me, p, v, mut a, max_speed, flock)| {
+            let row = table.row(*flock);
             let mut dir = Vec2::ZERO;
             for (i, &(predator, q)) in list.iter().enumerate() {
                 if predator != me {
-                    dir += flee_direction(bounds.delta(p.0, q), params.flee_radius, || {
+                    dir += flee_direction(bounds.delta(p.0, q), row.flee_radius, || {
                         tie_break(i, usize::MAX)
                     });
                 }
             }
             if dir != Vec2::ZERO {
-                let speed = max_speed.map_or(params.max_speed, |m| m.0);
-                a.0 += steer(dir, v.0, speed, params.max_force) * params.flee_weight;
+                let speed = max_speed.map_or(row.max_speed, |m| m.0);
+                a.0 += steer(dir, v.0, speed, row.max_force) * row.flee_weight;
             }
         });
 }
 
 /// Boids seek the nearest [`Attractor`], at any distance.
 pub(crate) fn seek_attractors(
-    config: Res<StepConfig>,
+    bounds: Res<StepBounds>,
+    table: Res<FlockTable>,
     attractors: Query<&Position, With<Attractor>>,
     mut boids: Query<Mover, (With<Boid>, Without<Arrive>)>,
     mut list: Local<Vec<Vec2>>,
@@ -126,62 +140,60 @@ pub(crate) fn seek_attractors(
     if list.is_empty() {
         return;
     }
-    let (bounds, params) = (&config.bounds, &config.params);
-    boids.par_iter_mut().for_each(|(p, v, mut a, max_speed)| {
-        let nearest = list
-            .iter()
-            .map(|&q| bounds.delta(p.0, q))
-            .min_by(|x, y| x.length_squared().total_cmp(&y.length_squared()));
-        if let Some(d) = nearest {
-            let speed = max_speed.map_or(params.max_speed, |m| m.0);
-            a.0 += steer(d, v.0, speed, params.max_force) * params.seek_weight;
-        }
-    });
+    boids
+        .par_iter_mut()
+        .for_each(|(p, v, mut a, max_speed, flock)| {
+            let nearest = list
+                .iter()
+                .map(|&q| bounds.delta(p.0, q))
+                .min_by(|x, y| x.length_squared().total_cmp(&y.length_squared()));
+            if let Some(d) = nearest {
+                let row = table.row(*flock);
+                let speed = max_speed.map_or(row.max_speed, |m| m.0);
+                a.0 += steer(d, v.0, speed, row.max_force) * row.seek_weight;
+            }
+        });
 }
 
 /// Units with [`Arrive`] steer to their target, slowing inside the slow radius.
 pub(crate) fn arrive_at_targets(
-    config: Res<StepConfig>,
-    mut units: Query<(
-        &Position,
-        &Velocity,
-        &mut Acceleration,
-        Option<&MaxSpeed>,
-        &Arrive,
-    )>,
+    bounds: Res<StepBounds>,
+    table: Res<FlockTable>,
+    mut units: Query<(Mover, &Arrive)>,
 ) {
-    let (bounds, params) = (&config.bounds, &config.params);
     units
         .par_iter_mut()
-        .for_each(|(p, v, mut a, max_speed, order)| {
+        .for_each(|((p, v, mut a, max_speed, flock), order)| {
             if !order.target.is_finite() {
                 return;
             }
+            let row = table.row(*flock);
             let d = bounds.delta(p.0, order.target);
-            let speed = max_speed.map_or(params.max_speed, |m| m.0);
+            let speed = max_speed.map_or(row.max_speed, |m| m.0);
             let slow = order.slow_radius.max(0.0);
-            a.0 += arrive(d, v.0, slow, speed, params.max_force) * params.arrive_weight;
+            a.0 += arrive(d, v.0, slow, speed, row.max_force) * row.arrive_weight;
         });
 }
 
 /// Every [`Hunter`] seeks the nearest boid, found through the hash, at its own top speed, and
 /// remembers it in [`Hunter::prey`].
 pub(crate) fn hunt(
-    config: Res<StepConfig>,
+    table: Res<FlockTable>,
     hash: Res<SpatialHash>,
     mut hunters: Query<(
         &Position,
         &Velocity,
         &mut Acceleration,
         &MaxSpeed,
+        &FlockId,
         &mut Hunter,
     )>,
 ) {
-    let params = &config.params;
-    for (p, v, mut a, max_speed, mut hunter) in &mut hunters {
+    for (p, v, mut a, max_speed, flock, mut hunter) in &mut hunters {
+        let row = table.row(*flock);
         if hunter.resting > 0.0 {
             // Resting after a catch: brake to a halt.
-            a.0 += steer_to_velocity(Vec2::ZERO, v.0, params.max_force);
+            a.0 += steer_to_velocity(Vec2::ZERO, v.0, row.max_force);
             continue;
         }
         let prey = hash.nearest(p.0, f32::INFINITY, |_| true);
@@ -190,7 +202,7 @@ pub(crate) fn hunt(
             hunter.prey = entity;
         }
         if let Some(hit) = prey {
-            a.0 += steer(hit.delta, v.0, max_speed.0, params.max_force) * params.hunt_weight;
+            a.0 += steer(hit.delta, v.0, max_speed.0, row.max_force) * row.hunt_weight;
         }
     }
 }

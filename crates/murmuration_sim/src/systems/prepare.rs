@@ -1,55 +1,36 @@
-//! Before the hash: validate parameters once per change, repair non-finite boids.
+//! Before the hash: validate the bounds once per change, repair non-finite boids, and the run
+//! conditions of a step. (Flock parameters are validated by [`resolve_flocks`](crate::flock).)
 
 use bevy::prelude::*;
 
 use crate::bounds::SimulationBounds;
 use crate::components::{Acceleration, Boid, Hunter, Position, Velocity};
 use crate::control::SimulationControl;
+use crate::math::finite;
 use crate::parallel::{DENSE, Parts, fold_parts};
 use crate::params::{FlockParams, ParamIssue};
 use crate::stats::FlockStats;
-use crate::systems::finite;
 
-/// The validated parameters and bounds of this step. Rebuilt only when [`FlockParams`] or
-/// [`SimulationBounds`] change.
-#[derive(Resource, Debug, Clone)]
-pub(crate) struct StepConfig {
-    pub params: FlockParams,
-    pub bounds: SimulationBounds,
-}
+/// The validated [`SimulationBounds`] of this step, rebuilt only when they change: what every
+/// system of the step reads, so that bounds changed in the middle of a step (by a user system in
+/// `Steer`, say) wait for the next step's validation.
+#[derive(Resource, Debug, Clone, Default, Deref)]
+pub(crate) struct StepBounds(pub SimulationBounds);
 
-impl StepConfig {
-    pub fn new(params: FlockParams, bounds: SimulationBounds) -> Self {
-        Self { params, bounds }
-    }
-}
-
-impl Default for StepConfig {
-    fn default() -> Self {
-        Self::new(FlockParams::default(), SimulationBounds::default())
-    }
-}
-
-/// Validates [`FlockParams`] and [`SimulationBounds`] when they change, writes the clamped
-/// values back (without triggering change detection) and warns once per change.
-pub(crate) fn validate_params(
-    mut params: ResMut<FlockParams>,
-    mut bounds: ResMut<SimulationBounds>,
-    mut config: ResMut<StepConfig>,
-) {
-    if !(params.is_changed() || bounds.is_changed()) {
+/// Validates [`SimulationBounds`] when they change, writes the clamped values back (without
+/// triggering change detection) and warns once per change.
+pub(crate) fn validate_bounds(mut bounds: ResMut<SimulationBounds>, mut valid: ResMut<StepBounds>) {
+    if !bounds.is_changed() {
         return;
     }
-    let mut p = params.clone();
     let mut b = *bounds;
-    let issues: Vec<ParamIssue> = p.validate().into_iter().chain(b.validate()).collect();
+    let issues: Vec<ParamIssue> = b.validate();
     if !issues.is_empty() {
         let list: Vec<String> = issues.iter().map(ToString::to_string).collect();
         warn!("bevy_murmuration: {}", list.join("; "));
-        *params.bypass_change_detection() = p.clone();
         *bounds.bypass_change_detection() = b;
     }
-    *config = StepConfig::new(p, b);
+    valid.0 = b;
 }
 
 /// Repairs boids and hunters whose state is not finite, so a NaN fed in by user code never
@@ -57,7 +38,7 @@ pub(crate) fn validate_params(
 /// stops it; a non-finite velocity or acceleration alone is zeroed. Warns the first time only;
 /// [`FlockStats::repaired`] counts them all.
 pub(crate) fn repair_non_finite(
-    config: Res<StepConfig>,
+    bounds: Res<StepBounds>,
     mut agents: Query<
         (&mut Position, &mut Velocity, &mut Acceleration),
         Or<(With<Boid>, With<Hunter>)>,
@@ -69,7 +50,7 @@ pub(crate) fn repair_non_finite(
     if agents.contiguous_iter().expect(DENSE).all(all_finite) {
         return;
     }
-    let centre = config.bounds.rect.center();
+    let centre = bounds.rect.center();
     let mut repaired = 0u64;
     for (mut p, mut v, mut a) in &mut agents {
         let (pf, vf, af) = (p.is_finite(), v.is_finite(), a.is_finite());
@@ -134,7 +115,7 @@ pub(crate) fn warn_missing_resources(
         *warned = true;
         warn!(
             "bevy_murmuration: the {missing} resource is missing, so the flock is paused; insert \
-             it (or let BoidsPlugin insert the defaults) to resume"
+             it (or let BoidsPlugins insert the defaults) to resume"
         );
     }
 }

@@ -4,8 +4,8 @@ use bevy::ecs::change_detection::{ContiguousMut, Tick};
 use bevy::prelude::*;
 
 use crate::components::{Position, PreviousPosition, Velocity};
+use crate::math::finite;
 use crate::parallel::{DENSE, Parts, for_each_part};
-use crate::systems::finite;
 
 /// Whether `Transform` shows boids between their last two steps (see [`PreviousPosition`]). The
 /// plugin turns it on when the step runs in `FixedUpdate`, where frames and steps do not line up.

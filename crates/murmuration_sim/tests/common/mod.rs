@@ -11,7 +11,7 @@ pub fn app(params: FlockParams, bounds: SimulationBounds) -> App {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins)
         .add_plugins(
-            BoidsPlugin::new(FixedUpdate)
+            BoidsPlugins::new(FixedUpdate)
                 .with_params(params)
                 .with_bounds(bounds),
         )

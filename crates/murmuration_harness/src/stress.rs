@@ -1,6 +1,6 @@
-//! A reproducible stress flock for measuring the simulation: the world, the app and the timing
-//! loop that the `stress` example, the `soak` example and the benchmarks share, so that every
-//! number in BENCHMARKS.md comes from the same setup.
+//! A reproducible stress flock for timing the simulation: the world, the app and the timing
+//! loop that the `stress` example, the `soak` example, the benchmarks and the allocation test
+//! share.
 
 use core::fmt;
 use core::time::Duration;
@@ -12,13 +12,7 @@ use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 use bevy::time::TimeUpdateStrategy;
 
-use crate::bounds::SimulationBounds;
-use crate::neighbours::NeighbourSearch;
-use crate::parallel::workers;
-use crate::params::FlockParams;
-use crate::plugin::BoidsPlugin;
-use crate::spawn::FlockSpawn;
-use crate::stats::FlockStats;
+use murmuration_sim::prelude::*;
 
 /// World area per boid, square world units. With the starlings' 70-unit perception radius and
 /// 290-degree field of view a uniform flock at this density has about 12 neighbours per boid
@@ -86,7 +80,7 @@ impl StressFlock {
 
     /// A headless app stepping this flock once per `update`: [`MinimalPlugins`] with `threads`
     /// threads working on each step (see [`task_pool_options`]; `None` for Bevy's default split
-    /// of the cores), [`BoidsPlugin`] in `FixedUpdate` and the flock queued to spawn on the
+    /// of the cores), [`BoidsPlugins`] in `FixedUpdate` and the flock queued to spawn on the
     /// first update.
     ///
     /// Every schedule runs on the single-threaded executor: the plugin's systems are chained, so
@@ -99,7 +93,7 @@ impl StressFlock {
             task_pool_options: task_pool_options(threads),
         }))
         .add_plugins(
-            BoidsPlugin::new(FixedUpdate)
+            BoidsPlugins::new(FixedUpdate)
                 .with_params(self.params())
                 .with_bounds(self.bounds()),
         )
@@ -118,6 +112,7 @@ impl StressFlock {
             seed: self.seed,
             region: self.region(),
             first_index: 0,
+            flock: None,
         }
     }
 }
@@ -143,7 +138,7 @@ pub fn task_pool_options(threads: Option<usize>) -> TaskPoolOptions {
 /// Threads working on each step of a [`StressFlock::app`]: the compute pool's and the main
 /// thread.
 pub fn working_threads() -> usize {
-    workers(ComputeTaskPool::get())
+    ComputeTaskPool::get().thread_num() + 1
 }
 
 /// Runs every schedule of a [`MinimalPlugins`] app on the single-threaded executor.
