@@ -1,6 +1,6 @@
 //! The settings panel of [bevy_murmuration](https://crates.io/crates/bevy_murmuration), in
-//! [bevy_egui](https://crates.io/crates/bevy_egui): sliders for every flock parameter, presets
-//! that retune the live flock, the boid and species counts, the predator, obstacles, drawing and
+//! [bevy_egui](https://crates.io/crates/bevy_egui): sliders for every flock parameter (of the
+//! flock picked from the list, where a world has several), presets that retune the live flock, the boid and species counts, the predator, obstacles, drawing and
 //! debug overlays, and live readouts (FPS, step and hash-build time, distance checks, neighbours).
 //!
 //! Clicks and drags on the panel never reach the flock: the plugin tells the controls through
@@ -15,7 +15,7 @@ use bevy_egui::{EguiGlobalSettings, EguiPlugin, EguiPrimaryContextPass, PrimaryE
 use murmuration_render::{RenderSystems, ScreenCamera};
 
 pub use actions::{ActivePreset, PanelAction, Preset, apply_panel_actions};
-pub use panel::{MAX_BOIDS, PANEL_WIDTH, PanelOptions};
+pub use panel::{MAX_BOIDS, PANEL_WIDTH, PanelFlock, PanelOptions};
 
 /// Adds the panel (and [`EguiPlugin`] if the app has none yet). Needs
 /// [`BoidsRenderPlugin`](murmuration_render::BoidsRenderPlugin).
@@ -67,6 +67,8 @@ impl Plugin for BoidsEguiPlugin {
         }
         app.insert_resource(self.options.clone())
             .insert_resource(ActivePreset(self.preset))
+            .init_resource::<PanelFlock>()
+            .register_type::<PanelFlock>()
             .register_type::<PanelOptions>()
             .register_type::<ActivePreset>()
             .register_type::<Preset>()

@@ -8,8 +8,8 @@ use murmuration_render::{
     ColourMode, FlockControls, FlockLook, HELP, InputBlocked, PointerRole, ViewInsets,
 };
 use murmuration_sim::{
-    CatchRules, CatchStats, Edges, FlockMetrics, FlockParams, FlockPopulation, FlockStats,
-    NeighbourMode, SimulationBounds, SimulationControl,
+    CatchRules, CatchStats, Edges, Flock, FlockMetrics, FlockParams, FlockPopulation, FlockShape,
+    FlockStats, NeighbourMode, Population, SimulationBounds, SimulationControl,
 };
 
 use crate::actions::{ActivePreset, PanelAction, Preset};
@@ -47,10 +47,28 @@ pub(crate) struct FrameRate {
     mean_dt: f32,
 }
 
-/// The resources the panel edits.
+/// Which flock the panel edits: `None` for the default flock (the [`FlockParams`] resource),
+/// else a [`Flock`] entity. The panel lists every flock when there is more than one.
+#[derive(Resource, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[reflect(Resource, Debug, Clone, Default)]
+pub struct PanelFlock(pub Option<Entity>);
+
+/// What the panel edits.
 #[derive(bevy::ecs::system::SystemParam)]
-pub(crate) struct Edited<'w> {
+pub(crate) struct Edited<'w, 's> {
     params: ResMut<'w, FlockParams>,
+    flocks: Query<
+        'w,
+        's,
+        (
+            Entity,
+            &'static Name,
+            &'static mut Flock,
+            Option<&'static FlockShape>,
+            Option<&'static mut Population>,
+        ),
+    >,
+    picked: ResMut<'w, PanelFlock>,
     bounds: ResMut<'w, SimulationBounds>,
     look: ResMut<'w, FlockLook>,
     controls: ResMut<'w, FlockControls>,
@@ -107,7 +125,14 @@ pub(crate) fn draw_panel(
             egui::ScrollArea::vertical().show(ui, |ui| {
                 ui.heading(&options.title);
                 readouts(ui, &stats, rate.mean_dt);
-                ui.collapsing("Flock shape", |ui| shape(ui, &metrics));
+                pick_flock(ui, &mut edited);
+                let shape_of_picked = edited
+                    .picked
+                    .0
+                    .and_then(|e| edited.flocks.get(e).ok())
+                    .and_then(|(.., shape, _)| shape.map(|s| s.0.clone()));
+                let picked_metrics = shape_of_picked.unwrap_or_else(|| metrics.clone());
+                ui.collapsing("Flock shape", |ui| shape(ui, &picked_metrics));
                 if let (Some(catches), Some(_)) = (catches.as_deref(), rules.as_deref()) {
                     egui::Grid::new("catches").num_columns(2).show(ui, |ui| {
                         ui.label("Catches");
@@ -214,6 +239,55 @@ fn shape(ui: &mut Ui, m: &FlockMetrics) {
     });
 }
 
+/// The flock list, where there are flocks to pick from: the default flock and every [`Flock`].
+fn pick_flock(ui: &mut Ui, edited: &mut Edited) {
+    if edited.flocks.is_empty() {
+        return;
+    }
+    // A picked flock that is gone: back to the default one.
+    if let Some(e) = edited.picked.0
+        && edited.flocks.get(e).is_err()
+    {
+        edited.picked.0 = None;
+    }
+    let name = |edited: &Edited, e: Option<Entity>| match e.and_then(|e| edited.flocks.get(e).ok())
+    {
+        Some((_, name, ..)) => name.as_str().to_string(),
+        None => "default flock".to_string(),
+    };
+    let mut choice = edited.picked.0;
+    let mut options: Vec<(Option<Entity>, String)> = vec![(None, name(edited, None))];
+    options.extend(
+        edited
+            .flocks
+            .iter()
+            .map(|(e, name, ..)| (Some(e), name.as_str().to_string())),
+    );
+    egui::ComboBox::from_label("edits")
+        .selected_text(name(edited, choice))
+        .show_ui(ui, |ui| {
+            for (value, label) in options {
+                ui.selectable_value(&mut choice, value, label);
+            }
+        });
+    if choice != edited.picked.0 {
+        edited.picked.0 = choice;
+    }
+}
+
+/// Edits the picked flock's parameters (the resource for the default flock), writing back only
+/// what changed.
+fn edit_params(edited: &mut Edited, ui: &mut Ui, f: impl FnOnce(&mut Ui, &mut FlockParams)) {
+    match edited.picked.0 {
+        Some(e) => {
+            if let Ok((_, _, flock, ..)) = edited.flocks.get_mut(e) {
+                edit(&mut flock.map_unchanged(|f| &mut f.params), ui, f);
+            }
+        }
+        None => edit(&mut edited.params.reborrow(), ui, f),
+    }
+}
+
 fn run_controls(ui: &mut Ui, edited: &mut Edited, actions: &mut MessageWriter<PanelAction>) {
     ui.horizontal(|ui| {
         let label = if edited.control.paused {
@@ -248,6 +322,21 @@ fn presets(ui: &mut Ui, active: Preset, actions: &mut MessageWriter<PanelAction>
 }
 
 fn population(ui: &mut Ui, edited: &mut Edited, actions: &mut MessageWriter<PanelAction>) {
+    if let Some(e) = edited.picked.0 {
+        // A flock's own population, edited in place.
+        if let Ok((.., Some(population))) = edited.flocks.get_mut(e) {
+            edit(&mut population.map_unchanged(|p| &mut p.0), ui, |ui, p| {
+                ui.add(
+                    Slider::new(&mut p.count, 0..=MAX_BOIDS)
+                        .logarithmic(true)
+                        .text("boids"),
+                );
+                ui.add(Slider::new(&mut p.species, 1..=4).text("species"));
+                ui.label(format!("seed {}", p.seed));
+            });
+        }
+        return;
+    }
     let Some(population) = edited.population.as_deref_mut() else {
         return;
     };
@@ -280,7 +369,7 @@ fn edit<T: Clone + PartialEq>(value: &mut Mut<T>, ui: &mut Ui, f: impl FnOnce(&m
 
 fn flocking(ui: &mut Ui, edited: &mut Edited) {
     ui.collapsing("Flocking", |ui| {
-        edit(&mut edited.params.reborrow(), ui, |ui, p| {
+        edit_params(edited, ui, |ui, p| {
             ui.add(Slider::new(&mut p.separation_weight, 0.0..=5.0).text("separation"));
             ui.add(Slider::new(&mut p.alignment_weight, 0.0..=5.0).text("alignment"));
             ui.add(Slider::new(&mut p.cohesion_weight, 0.0..=5.0).text("cohesion"));
@@ -385,7 +474,7 @@ fn predators(ui: &mut Ui, edited: &mut Edited, actions: &mut MessageWriter<Panel
             ui.checkbox(&mut c.click_obstacles, "click places obstacles");
             ui.add(Slider::new(&mut c.obstacle_radius, 5.0..=120.0).text("obstacle radius"));
         });
-        edit(&mut edited.params.reborrow(), ui, |ui, p| {
+        edit_params(edited, ui, |ui, p| {
             ui.add(Slider::new(&mut p.flee_radius, 0.0..=300.0).text("flee radius"));
             ui.add(Slider::new(&mut p.flee_weight, 0.0..=10.0).text("flee weight"));
             ui.add(Slider::new(&mut p.avoid_distance, 1.0..=100.0).text("avoid distance"));
@@ -407,6 +496,7 @@ fn drawing(ui: &mut Ui, edited: &mut Edited) {
                 ui.label("colour");
                 ui.radio_value(&mut look.colour, ColourMode::Heading, "heading");
                 ui.radio_value(&mut look.colour, ColourMode::Species, "species");
+                ui.radio_value(&mut look.colour, ColourMode::Flock, "flock");
                 ui.radio_value(&mut look.colour, ColourMode::Single, "single");
             });
             ui.checkbox(&mut look.trails, "trails");

@@ -3,14 +3,54 @@
 //! velocity and steering arrows; the turn-back margin; the spatial hash's cells.
 
 use bevy::color::palettes::css::{GOLD, GRAY, LIGHT_SKY_BLUE, ORANGE_RED, WHITE};
+use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 use murmuration_sim::{
-    Acceleration, Boid, Edges, FlockParams, HashSlot, Perception, SimulationBounds, SpatialHash,
-    Velocity, neighbours_of,
+    Acceleration, Boid, BoidsSchedule, BoidsSystems, Edges, FlockId, FlockTable, HashSlot,
+    SimulationBounds, SpatialHash, Velocity, neighbours_of,
 };
 
 use crate::controls::{InputBlocked, pointer_world};
 use crate::view::WorldView;
+
+/// The debug overlays: [`FlockDebug`] says which to draw; P (or a middle click) picks the boid.
+/// Added by [`BoidsRenderPlugin`](crate::BoidsRenderPlugin); needs Bevy's gizmos and
+/// [`BoidsPlugins`](murmuration_sim::BoidsPlugins), added before it. The overlays are drawn in
+/// `Update`; the steering they show is recorded in the schedule the simulation runs in, between
+/// its steering and its integration.
+#[derive(Debug, Clone, Default)]
+pub struct FlockDebugPlugin;
+
+impl Plugin for FlockDebugPlugin {
+    fn build(&self, app: &mut App) {
+        let schedule = app
+            .world()
+            .get_resource::<BoidsSchedule>()
+            .map(|s| s.0)
+            .unwrap_or_else(|| {
+                warn!(
+                    "bevy_murmuration: add BoidsPlugins before the debug overlays; they record \
+                     steering in FixedUpdate meanwhile"
+                );
+                FixedUpdate.intern()
+            });
+        app.init_gizmo_group::<FlockDebugGizmos>()
+            .init_resource::<FlockDebug>()
+            .register_type::<FlockDebug>()
+            .add_systems(
+                Update,
+                (pick_boid, draw_overlays)
+                    .chain()
+                    .in_set(crate::RenderSystems::Draw),
+            )
+            .add_systems(
+                schedule,
+                record_steering
+                    .after(BoidsSystems::Steer)
+                    .before(BoidsSystems::Integrate),
+            );
+    }
+}
 
 /// The gizmo group of the flock's debug overlays; configure its line width or turn it off with
 /// `GizmoConfigStore`.
@@ -97,10 +137,19 @@ pub(crate) fn record_steering(
 pub(crate) fn draw_overlays(
     mut gizmos: Gizmos<FlockDebugGizmos>,
     debug: Res<FlockDebug>,
-    params: Res<FlockParams>,
+    table: Res<FlockTable>,
     bounds: Res<SimulationBounds>,
     hash: Res<SpatialHash>,
-    boids: Query<(&HashSlot, &Velocity, &Transform, Option<&LastSteering>), With<Boid>>,
+    boids: Query<
+        (
+            &HashSlot,
+            &Velocity,
+            &FlockId,
+            &Transform,
+            Option<&LastSteering>,
+        ),
+        With<Boid>,
+    >,
 ) {
     if debug.grid && !hash.is_empty() {
         let dims = hash.dims();
@@ -125,21 +174,23 @@ pub(crate) fn draw_overlays(
         );
     }
     let Some(picked) = debug.picked else { return };
-    let Ok((slot, velocity, transform, steering)) = boids.get(picked) else {
+    let Ok((slot, velocity, flock, transform, steering)) = boids.get(picked) else {
         return;
     };
+    // The picked boid sees as its own flock does.
+    let perception = table.row(*flock).perception();
     let p = transform.translation.truncate();
     let v = velocity.0;
     if debug.perception {
-        let radius = params.perception_radius;
+        let radius = perception.radius;
         // The whole circle faint, the part in view bold: the blind spot shows as the gap.
         gizmos.circle_2d(
             Isometry2d::from_translation(p),
             radius,
             GOLD.with_alpha(0.25),
         );
-        if params.field_of_view < 360.0 && v != Vec2::ZERO {
-            let fov = params.field_of_view.to_radians();
+        if perception.view_cos > -1.0 && v != Vec2::ZERO {
+            let fov = 2.0 * perception.view_cos.acos();
             // The arc is centred on the isometry's +y: turn +y onto the heading.
             let rotation = Rot2::radians(v.to_angle() - core::f32::consts::FRAC_PI_2);
             gizmos.arc_2d(Isometry2d::new(p, rotation), fov, radius, GOLD);
@@ -151,7 +202,6 @@ pub(crate) fn draw_overlays(
     }
     let slot = slot.0 as usize;
     if debug.neighbours && slot < hash.len() {
-        let perception = Perception::new(&params);
         for hit in neighbours_of(&hash, &perception, slot) {
             gizmos.line_2d(p, p + hit.delta, LIGHT_SKY_BLUE.with_alpha(0.8));
         }

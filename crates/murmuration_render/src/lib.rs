@@ -49,7 +49,8 @@ pub mod prelude {
 
 /// The flock's drawing: shapes, cameras, trails and colours, plus [`BoidsControlsPlugin`] (and
 /// the debug overlays with feature `debug`). Needs Bevy's render, sprite and window plugins
-/// (`DefaultPlugins`) and [`murmuration_sim::BoidsPlugins`].
+/// (`DefaultPlugins`) and [`murmuration_sim::BoidsPlugins`], added before it: what it does in
+/// the simulation's steps goes in the schedule the simulation runs in.
 #[derive(Debug, Clone, Default)]
 pub struct BoidsRenderPlugin {
     look: FlockLook,
@@ -117,24 +118,7 @@ impl Plugin for BoidsRenderPlugin {
                 (visuals::colour_boids, view::fade_trails).in_set(RenderSystems::Draw),
             );
         #[cfg(feature = "debug")]
-        {
-            app.init_gizmo_group::<debug::FlockDebugGizmos>()
-                .init_resource::<debug::FlockDebug>()
-                .register_type::<debug::FlockDebug>()
-                .add_systems(
-                    Update,
-                    (debug::pick_boid, debug::draw_overlays)
-                        .chain()
-                        .in_set(RenderSystems::Draw),
-                );
-            let schedule = FixedUpdate;
-            app.add_systems(
-                schedule,
-                debug::record_steering
-                    .after(murmuration_sim::BoidsSystems::Steer)
-                    .before(murmuration_sim::BoidsSystems::Integrate),
-            );
-        }
+        app.add_plugins(debug::FlockDebugPlugin);
     }
 }
 

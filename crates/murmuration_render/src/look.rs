@@ -1,6 +1,7 @@
 //! [`FlockLook`]: how the flock is drawn, with a look for each preset.
 
 use bevy::prelude::*;
+use murmuration_sim::FlockId;
 
 /// How boids are coloured.
 #[derive(Reflect, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -11,6 +12,9 @@ pub enum ColourMode {
     Heading,
     /// One colour per species, from [`FlockLook::palette`].
     Species,
+    /// One colour per flock, from [`FlockLook::palette`] by the flock's
+    /// [`FlockId`](murmuration_sim::FlockId) (the default flock takes the first).
+    Flock,
     /// Every boid in [`FlockLook::single`].
     Single,
 }
@@ -144,15 +148,18 @@ impl FlockLook {
         }
     }
 
-    /// The colour of a boid of `species` flying along `velocity`.
-    pub fn boid_colour(&self, species: u16, velocity: Vec2) -> Color {
+    /// The colour of a boid of `species` in `flock` flying along `velocity`.
+    pub fn boid_colour(&self, species: u16, flock: FlockId, velocity: Vec2) -> Color {
+        let from_palette = |i: usize| {
+            self.palette
+                .get(i % self.palette.len().max(1))
+                .copied()
+                .unwrap_or(self.single)
+        };
         match self.colour {
             ColourMode::Single => self.single,
-            ColourMode::Species => self
-                .palette
-                .get(usize::from(species) % self.palette.len().max(1))
-                .copied()
-                .unwrap_or(self.single),
+            ColourMode::Species => from_palette(usize::from(species)),
+            ColourMode::Flock => from_palette(flock.index()),
             ColourMode::Heading => {
                 let hue = (velocity.to_angle().to_degrees() + 360.0) % 360.0;
                 Color::hsl(hue, self.heading_saturation, self.heading_lightness)

@@ -5,7 +5,7 @@
 //! in a single draw call, each sprite only carrying its own colour and transform.
 
 use bevy::prelude::*;
-use murmuration_sim::{Arrive, Boid, Hunter, Obstacle, Species, Velocity};
+use murmuration_sim::{Arrive, Boid, FlockId, Hunter, Obstacle, Species, Velocity};
 
 use crate::look::FlockLook;
 use crate::shapes;
@@ -73,13 +73,13 @@ pub(crate) fn on_add_boid(
     mut commands: Commands,
     shapes: Option<Res<FlockShapes>>,
     look: Res<FlockLook>,
-    boids: Query<(&Species, &Velocity, Has<Arrive>, &Transform)>,
+    boids: Query<(&Species, &FlockId, &Velocity, Has<Arrive>, &Transform)>,
 ) {
     let Some(shapes) = shapes else { return };
-    let Ok((species, velocity, unit, transform)) = boids.get(add.entity) else {
+    let Ok((species, flock, velocity, unit, transform)) = boids.get(add.entity) else {
         return;
     };
-    let color = look.boid_colour(species.0, velocity.0);
+    let color = look.boid_colour(species.0, *flock, velocity.0);
     let sprite = if unit {
         unit_sprite(&shapes, &look)
     } else {
@@ -161,7 +161,7 @@ pub(crate) fn on_add_obstacle(
 pub(crate) fn colour_boids(
     look: Res<FlockLook>,
     shapes: Option<Res<FlockShapes>>,
-    mut boids: Query<(&Species, &Velocity, &mut Sprite), (With<Boid>, Without<Arrive>)>,
+    mut boids: Query<(&Species, &FlockId, &Velocity, &mut Sprite), (With<Boid>, Without<Arrive>)>,
     mut units: Query<&mut Sprite, (With<Boid>, With<Arrive>, Without<Hunter>)>,
     mut hunters: Query<&mut Sprite, (With<Hunter>, Without<Boid>)>,
     mut obstacles: Query<(&Obstacle, &mut Transform), Changed<Obstacle>>,
@@ -180,8 +180,8 @@ pub(crate) fn colour_boids(
     // Every frame: headings change all the time, and species when the population changes.
     boids
         .par_iter_mut()
-        .for_each(|(species, velocity, mut sprite)| {
-            let color = look.boid_colour(species.0, velocity.0);
+        .for_each(|(species, flock, velocity, mut sprite)| {
+            let color = look.boid_colour(species.0, *flock, velocity.0);
             if sprite.color != color {
                 sprite.color = color;
             }

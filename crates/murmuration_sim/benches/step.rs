@@ -11,7 +11,7 @@ use bevy::prelude::*;
 use divan::{AllocProfiler, Bencher};
 use murmuration_harness::stress::{StressFlock, WARM_UP_STEPS};
 use murmuration_sim::prelude::*;
-use murmuration_sim::{FlockTable, NeighbourSearch, neighbour_sums};
+use murmuration_sim::{FlockTable, NeighbourSearch, flocking_forces};
 
 #[global_allocator]
 static ALLOC: AllocProfiler = AllocProfiler::system();
@@ -78,7 +78,7 @@ fn hash_rebuild(bencher: Bencher, boids: usize) {
     bencher.bench_local(|| hash.rebuild(&bounds, cell, &boids));
 }
 
-/// Every boid's neighbour sums (the flocking rules' neighbour search) alone.
+/// Every boid's neighbour sums and flocking force (the flocking rules' whole pass) alone.
 #[divan::bench(args = [10_000, 100_000, 1_000_000], sample_size = 1, max_time = 3)]
 fn neighbour_pass(bencher: Bencher, boids: usize) {
     let (boids, flock) = snapshot(boids);
@@ -87,5 +87,6 @@ fn neighbour_pass(bencher: Bencher, boids: usize) {
     hash.rebuild(&bounds, params.perception_radius, &boids);
     let table = FlockTable::new(&params);
     let mut out = Vec::new();
-    bencher.bench_local(|| neighbour_sums(&hash, &table, &bounds, NeighbourSearch::Grid, &mut out));
+    bencher
+        .bench_local(|| flocking_forces(&hash, &table, &bounds, NeighbourSearch::Grid, &mut out));
 }

@@ -9,14 +9,18 @@
 //! with no per-run setup and a loop count the branch predictor learns after the first boid.
 //! Each candidate lands in a fixed lane (its place in the buffer modulo [`LANES`]) and the lanes
 //! are added up in a fixed order, so the result depends only on the hash, never on threads or
-//! on the CPU. Where the build has 512-bit vectors ([`Target::wide`]), two boids of a cell run
-//! side by side, one in each half of [`Lanes<16>`], with the same bits each.
+//! on the CPU. Where the build has 512-bit vectors (AVX-512), two boids of a cell run side by
+//! side, one in each half of [`Lanes<16>`], with the same bits each.
+//!
+//! The lane loops ([`lane_sums`], one per field-of-view kind, alone or in pairs) are functions
+//! of their own, built per target and called through pointers ([`LaneLoops`]): see
+//! [`simd`](crate::simd) for why.
 
 use core::ops::Range;
 
 use crate::behaviours::tie_break;
 use crate::hash::{Arrays, BLOCK_ROWS, KNearest, SpatialHash};
-use crate::lanes::{Coords, KeyLanes, Lanes, Real};
+use crate::lanes::{Coords, KeyLanes, Lanes, Real, fill};
 use crate::math::{DIM, IVector, Vector};
 use crate::neighbours::{observer_of, walk_sums};
 use crate::params::NeighbourMode;
@@ -24,7 +28,7 @@ use crate::rules::{
     self, Candidate, NeighbourSums, Observer, VIEW_ALL, VIEW_NARROW, VIEW_WIDE,
     accumulate_coincident,
 };
-use crate::simd::{Target, dispatch};
+use crate::simd::{dispatch, portable, simd_targets};
 use crate::table::FlockTable;
 
 /// Candidates tested side by side: one AVX2 register. Fixed whatever the CPU, so that every
@@ -134,9 +138,8 @@ impl Gathered {
             for (k, (motions, keys)) in motions.zip(keys).enumerate() {
                 let to = at + k * LANES..at + (k + 1) * LANES;
                 for axis in 0..DIM {
-                    let p: [f32; LANES] =
-                        core::array::from_fn(|l| motions[l].position[axis] + offset[axis]);
-                    let v: [f32; LANES] = core::array::from_fn(|l| motions[l].velocity[axis]);
+                    let p: [f32; LANES] = fill(0.0, |l| motions[l].position[axis] + offset[axis]);
+                    let v: [f32; LANES] = fill(0.0, |l| motions[l].velocity[axis]);
                     self.position[axis][to.clone()].copy_from_slice(&p);
                     self.velocity[axis][to.clone()].copy_from_slice(&v);
                 }
@@ -167,24 +170,36 @@ impl Gathered {
     #[inline(always)]
     fn chunk<const N: usize>(&self, i: usize) -> Candidate<Lanes<N>> {
         let first = i * LANES;
-        let column = |c: &[f32; GATHERED]| {
-            let chunk: &[f32; LANES] = c[first..first + LANES].try_into().unwrap();
-            Lanes::from_fn(|l| chunk[l % LANES])
+        let mut c = Candidate {
+            position: Coords([Lanes([0.0; N]); DIM]),
+            velocity: Coords([Lanes([0.0; N]); DIM]),
+            key: KeyLanes([0; N]),
         };
-        let keys: &[u32; LANES] = self.key[first..first + LANES].try_into().unwrap();
-        Candidate {
-            position: Coords(core::array::from_fn(|axis| column(&self.position[axis]))),
-            velocity: Coords(core::array::from_fn(|axis| column(&self.velocity[axis]))),
-            key: KeyLanes(core::array::from_fn(|l| keys[l % LANES])),
+        for axis in 0..DIM {
+            let p: &[f32; LANES] = self.position[axis][first..first + LANES]
+                .try_into()
+                .unwrap();
+            let v: &[f32; LANES] = self.velocity[axis][first..first + LANES]
+                .try_into()
+                .unwrap();
+            for l in 0..N {
+                c.position.0[axis].0[l] = p[l % LANES];
+                c.velocity.0[axis].0[l] = v[l % LANES];
+            }
         }
+        let keys: &[u32; LANES] = self.key[first..first + LANES].try_into().unwrap();
+        for l in 0..N {
+            c.key.0[l] = keys[l % LANES];
+        }
+        c
     }
 
     /// Candidate `j` alone (for the scalar reference).
     #[cfg(test)]
     fn candidate(&self, j: usize) -> Candidate<f32> {
         Candidate {
-            position: Coords(core::array::from_fn(|axis| self.position[axis][j])),
-            velocity: Coords(core::array::from_fn(|axis| self.velocity[axis][j])),
+            position: Coords(fill(0.0, |axis| self.position[axis][j])),
+            velocity: Coords(fill(0.0, |axis| self.velocity[axis][j])),
             key: self.key[j],
         }
     }
@@ -244,21 +259,6 @@ impl Block {
     }
 }
 
-/// [`lane_sums`] with the field-of-view kind `view` (a constant in each arm, so the lane loop
-/// has no branch on it).
-#[inline(always)]
-fn lane_sums_in_view<const N: usize>(
-    view: u8,
-    o: &Observer<Lanes<N>>,
-    gathered: &Gathered,
-) -> (NeighbourSums<Lanes<N>>, Lanes<N>) {
-    match view {
-        VIEW_ALL => lane_sums::<N, VIEW_ALL>(o, gathered),
-        VIEW_NARROW => lane_sums::<N, VIEW_NARROW>(o, gathered),
-        _ => lane_sums::<N, VIEW_WIDE>(o, gathered),
-    }
-}
-
 /// The sums of `o` over every chunk of `gathered`, still in lanes, and how many candidates
 /// stood on its very spot (itself among them).
 #[inline(always)]
@@ -277,6 +277,157 @@ fn lane_sums<const N: usize, const VIEW: u8>(
         coincident = coincident + Lanes::one_if(d2.eq(Lanes::splat(0.0)));
     }
     (sums, coincident)
+}
+
+/// One observer's [`lane_sums`], added up: its sums, and the candidates on its very spot.
+#[inline(always)]
+fn observer_totals<const VIEW: u8>(
+    o: &Observer<Lanes<LANES>>,
+    gathered: &Gathered,
+) -> (NeighbourSums<f32>, f32) {
+    let (sums, coincident) = lane_sums::<LANES, VIEW>(o, gathered);
+    // NOTE: the totals behind a barrier: with the loop's sums flowing straight into them, LLVM's
+    // vectoriser took the loop apart lane by lane (3 to 6x slower).
+    let (sums, coincident) = core::hint::black_box((sums, coincident));
+    (sums.total(), coincident.total())
+}
+
+/// Two observers' [`lane_sums`] side by side (`o` holds them in lanes 0-7 and 8-15), each added
+/// up as its own eight lanes would be.
+#[inline(always)]
+fn pair_totals<const VIEW: u8>(
+    o: &Observer<Lanes<16>>,
+    gathered: &Gathered,
+) -> [(NeighbourSums<f32>, f32); 2] {
+    let (sums, coincident) = lane_sums::<16, VIEW>(o, gathered);
+    // NOTE: behind a barrier, as in `observer_totals`.
+    let (sums, coincident) = core::hint::black_box((sums, coincident));
+    let [a, b] = sums.totals_of_halves();
+    let [ca, cb] = coincident.half_totals();
+    [(a, ca), (b, cb)]
+}
+
+/// A lane loop for one observer: [`observer_totals`] for one field-of-view kind, in one build.
+type SingleLoop = unsafe fn(&Observer<Lanes<LANES>>, &Gathered) -> (NeighbourSums<f32>, f32);
+
+/// A lane loop for two observers: [`pair_totals`] for one field-of-view kind, in one build.
+type PairLoop = unsafe fn(&Observer<Lanes<16>>, &Gathered) -> [(NeighbourSums<f32>, f32); 2];
+
+/// The lane loops of one build, for each field-of-view kind ([`VIEW_ALL`], [`VIEW_NARROW`],
+/// [`VIEW_WIDE`]): one observer at a time, and two side by side where the build has 512-bit
+/// vectors.
+// NOTE: each a function of its own, called once per observer, not inlined into the cell walk:
+// inlined there (one function with every kind, the block copy and the walk), LLVM's vectoriser
+// gave up on the lanes and did them one by one, 2.5x slower than out of line.
+#[derive(Clone, Copy)]
+struct LaneLoops {
+    single: [SingleLoop; 3],
+    pairs: Option<[PairLoop; 3]>,
+}
+
+impl LaneLoops {
+    /// The loops of this CPU's best build, or of the portable one where [`portable`] says so.
+    fn get() -> Self {
+        if portable() {
+            Self::portable(false)
+        } else {
+            dispatched_lane_loops()
+        }
+    }
+
+    /// The portable build's loops, pairing observers if `pairs` (which the portable build never
+    /// does on its own, but a test can ask for, to check the pairing on any CPU).
+    fn portable(pairs: bool) -> Self {
+        /// [`observer_totals`] in the baseline build.
+        ///
+        /// # Safety
+        /// None: `unsafe` only to share the type of the builds that need their CPU features.
+        unsafe fn single<const VIEW: u8>(
+            o: &Observer<Lanes<LANES>>,
+            g: &Gathered,
+        ) -> (NeighbourSums<f32>, f32) {
+            observer_totals::<VIEW>(o, g)
+        }
+        /// [`pair_totals`] in the baseline build.
+        ///
+        /// # Safety
+        /// None, as for `single`.
+        unsafe fn pair<const VIEW: u8>(
+            o: &Observer<Lanes<16>>,
+            g: &Gathered,
+        ) -> [(NeighbourSums<f32>, f32); 2] {
+            pair_totals::<VIEW>(o, g)
+        }
+        Self {
+            single: [
+                single::<VIEW_ALL>,
+                single::<VIEW_NARROW>,
+                single::<VIEW_WIDE>,
+            ],
+            pairs: pairs.then_some([pair::<VIEW_ALL>, pair::<VIEW_NARROW>, pair::<VIEW_WIDE>]),
+        }
+    }
+
+    /// The sums of `o` over `gathered`, with its field of view `view`.
+    #[inline(always)]
+    fn single(
+        &self,
+        view: u8,
+        o: &Observer<Lanes<LANES>>,
+        g: &Gathered,
+    ) -> (NeighbourSums<f32>, f32) {
+        // SAFETY: the loops are this build's, which `get` picked for this CPU (or the portable
+        // ones, which need nothing).
+        unsafe { self.single[usize::from(view.min(VIEW_WIDE))](o, g) }
+    }
+
+    /// The sums of two observers side by side over `gathered`, if this build pairs them.
+    #[inline(always)]
+    fn pair(
+        &self,
+        view: u8,
+        o: &Observer<Lanes<16>>,
+        g: &Gathered,
+    ) -> [(NeighbourSums<f32>, f32); 2] {
+        let pairs = self.pairs.expect("a build that pairs observers");
+        // SAFETY: as in `single`.
+        unsafe { pairs[usize::from(view.min(VIEW_WIDE))](o, g) }
+    }
+}
+
+simd_targets! {
+    /// The lane loops built for this CPU's SIMD (see [`LaneLoops`]).
+    fn dispatched_lane_loops() -> LaneLoops {
+        /// [`observer_totals`] built for the selected target.
+        ///
+        /// # Safety
+        /// The CPU must have the target's features (the dispatcher checked).
+        #[multiversion::inherit_target]
+        #[inline(never)]
+        unsafe fn single<const VIEW: u8>(
+            o: &Observer<Lanes<LANES>>,
+            g: &Gathered,
+        ) -> (NeighbourSums<f32>, f32) {
+            observer_totals::<VIEW>(o, g)
+        }
+        /// [`pair_totals`] built for the selected target.
+        ///
+        /// # Safety
+        /// As for `single`.
+        #[multiversion::inherit_target]
+        #[inline(never)]
+        unsafe fn pair<const VIEW: u8>(
+            o: &Observer<Lanes<16>>,
+            g: &Gathered,
+        ) -> [(NeighbourSums<f32>, f32); 2] {
+            pair_totals::<VIEW>(o, g)
+        }
+        let wide = multiversion::target::target_cfg_f!(target_feature = "avx512f");
+        LaneLoops {
+            single: [single::<VIEW_ALL>, single::<VIEW_NARROW>, single::<VIEW_WIDE>],
+            pairs: wide.then_some([pair::<VIEW_ALL>, pair::<VIEW_NARROW>, pair::<VIEW_WIDE>]),
+        }
+    }
 }
 
 /// An observer as [`Lanes`]: the boid in `slot`, every lane alike.
@@ -304,12 +455,12 @@ fn pair(a: &Observer<Lanes<LANES>>, b: &Observer<Lanes<LANES>>) -> Observer<Lane
         Lanes::from_fn(|l| if l < LANES { x.0[l] } else { y.0[l - LANES] })
     };
     let both = |x: Coords<Lanes<LANES>>, y: Coords<Lanes<LANES>>| {
-        Coords(core::array::from_fn(|axis| join(x.0[axis], y.0[axis])))
+        Coords(fill(Lanes([0.0; 16]), |axis| join(x.0[axis], y.0[axis])))
     };
     Observer {
         position: both(a.position, b.position),
         velocity: both(a.velocity, b.velocity),
-        key: KeyLanes(core::array::from_fn(|l| {
+        key: KeyLanes(fill(0, |l| {
             if l < LANES {
                 a.key.0[l]
             } else {
@@ -337,7 +488,18 @@ dispatch! {
 /// [`slot_sums`] as each build compiles it.
 #[inline(always)]
 pub(crate) fn slot_sums_in(
-    target: Target,
+    hash: &SpatialHash,
+    table: &FlockTable,
+    first: usize,
+    out: &mut [NeighbourSums<f32>],
+) -> PassCounts {
+    slot_sums_with(&LaneLoops::get(), hash, table, first, out)
+}
+
+/// [`slot_sums`] with the lane loops `loops`.
+#[inline(always)]
+fn slot_sums_with(
+    loops: &LaneLoops,
     hash: &SpatialHash,
     table: &FlockTable,
     first: usize,
@@ -374,19 +536,14 @@ pub(crate) fn slot_sums_in(
             let b_row = (next + 1 < cell_end).then(|| table.row(hash.flock_of(next + 1)));
             // NOTE: two at a time only where a register holds both: where it does not (AVX2),
             // a pair is two passes' work in one loop, with more registers than the CPU has.
-            let paired = target.wide
+            let paired = loops.pairs.is_some()
                 && b_row.is_some_and(|b| {
                     b.neighbour_mode == NeighbourMode::Radius && b.view == row.view
                 });
             if paired {
                 let b = observer::<LANES>(hash, table, next + 1);
-                let (sums, coincident) = lane_sums_in_view(row.view, &pair(&a, &b), &gathered);
-                let [sa, sb] = sums.totals_of_halves();
-                let halves = |first: usize| Lanes::<LANES>::from_fn(|l| coincident.0[first + l]);
-                for (k, (sums, coincident)) in [(sa, halves(0)), (sb, halves(LANES))]
-                    .into_iter()
-                    .enumerate()
-                {
+                let totals = loops.pair(row.view, &pair(&a, &b), &gathered);
+                for (k, (sums, coincident)) in totals.into_iter().enumerate() {
                     let at = next + k;
                     let s = observer_sums(hash, table, at, &block, &gathered, sums, coincident);
                     counts.candidates += gathered.len as u64;
@@ -395,8 +552,7 @@ pub(crate) fn slot_sums_in(
                 }
                 next += 2;
             } else {
-                let (sums, coincident) = lane_sums_in_view(row.view, &a, &gathered);
-                let totals = sums.total();
+                let (totals, coincident) = loops.single(row.view, &a, &gathered);
                 let s = observer_sums(hash, table, next, &block, &gathered, totals, coincident);
                 counts.candidates += gathered.len as u64;
                 counts.neighbours += u64::from(s.neighbour_count());
@@ -420,14 +576,14 @@ fn observer_sums(
     block: &Block,
     gathered: &Gathered,
     totals: NeighbourSums<f32>,
-    coincident: Lanes<LANES>,
+    coincident: f32,
 ) -> NeighbourSums<f32> {
     let mut sums = if gathered.stride > 1 {
         totals.scaled(gathered.stride as f32)
     } else {
         totals
     };
-    if coincident.total() > 1.0 {
+    if coincident > 1.0 {
         // Rare: other boids on exactly this spot. Push apart along a per-pair direction.
         let o = observer_of(hash, table, slot);
         let p = hash.position(slot);
@@ -601,7 +757,7 @@ mod tests {
                 coincident[j % LANES] += f32::from(u8::from(d2 == 0.0));
             }
             let totals = NeighbourSums::<Lanes<LANES>>::gather(|l| lanes[l]).total();
-            let coincident = Lanes(coincident);
+            let coincident = Lanes(coincident).total();
             *out = observer_sums(hash, table, slot, &block, &gathered, totals, coincident);
         }
     }
@@ -630,11 +786,27 @@ mod tests {
                 ),
                 (
                     "portable",
-                    run(&|out| Some(slot_sums_in(Target::PORTABLE, hash, table, 0, out))),
+                    run(&|out| {
+                        Some(slot_sums_with(
+                            &LaneLoops::portable(false),
+                            hash,
+                            table,
+                            0,
+                            out,
+                        ))
+                    }),
                 ),
                 (
-                    "pairs",
-                    run(&|out| Some(slot_sums_in(Target { wide: true }, hash, table, 0, out))),
+                    "portable pairs",
+                    run(&|out| {
+                        Some(slot_sums_with(
+                            &LaneLoops::portable(true),
+                            hash,
+                            table,
+                            0,
+                            out,
+                        ))
+                    }),
                 ),
                 // Starting in the middle of a cell, as a part of the pass may.
                 (

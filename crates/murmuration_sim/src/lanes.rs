@@ -14,13 +14,22 @@
 //!
 //! [`Coords`] is a position, velocity or force: [`DIM`] coordinates of a `Real`.
 
-// Lane code indexes its arrays lane by lane on purpose: `out[l] = a[l] op b[l]` is the shape
-// the compiler turns into one vector instruction.
-#![allow(clippy::needless_range_loop)]
-
 use core::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
 
 use crate::math::{DIM, Vector};
+
+/// `[f(0), f(1), ..., f(N - 1)]`, always inlined. The hot path builds its arrays with this, not
+/// with `core::array::from_fn` or `map`, which the compiler does not always inline: a call in a
+/// lane loop costs far more than the loop, and the callee, compiled without the build's target
+/// features, spills every vector register around it.
+#[inline(always)]
+pub fn fill<T: Copy, const N: usize>(init: T, mut f: impl FnMut(usize) -> T) -> [T; N] {
+    let mut out = [init; N];
+    for (i, x) in out.iter_mut().enumerate() {
+        *x = f(i);
+    }
+    out
+}
 
 /// A number the rules are written over: `f32`, or [`Lanes`] of `f32`s side by side.
 pub trait Real:
@@ -70,10 +79,13 @@ pub trait Real:
         Self::select(self.lt(Self::splat(0.0)), -self, self)
     }
 
-    /// Finite: not NaN and not infinite (`|x| < inf`, false for NaN).
+    /// Finite: not NaN and not infinite, as `x * 0 == 0` (a finite number times zero is zero,
+    /// an infinity or a NaN times zero is a NaN).
+    // NOTE: not `|x| < inf` nor `f32::is_finite`: LLVM turns those into a class test of the
+    // float's bits, which it then does one lane at a time in integer registers.
     #[inline(always)]
     fn is_finite(self) -> Self::Mask {
-        self.abs().lt(Self::splat(f32::INFINITY))
+        (self * Self::splat(0.0)).eq(Self::splat(0.0))
     }
 
     /// 1 where `mask` holds, 0 elsewhere: a count that adds up exactly (every count here stays
@@ -158,7 +170,7 @@ impl<const N: usize> Lanes<N> {
     /// Lane `l` is `f(l)`.
     #[inline(always)]
     pub fn from_fn(f: impl FnMut(usize) -> f32) -> Self {
-        Self(core::array::from_fn(f))
+        Self(fill(0.0, f))
     }
 
     /// `N` lanes read from the start of `values`, which holds at least `N`.
@@ -182,6 +194,27 @@ impl<const N: usize> Lanes<N> {
             }
         }
         v[0]
+    }
+}
+
+impl Lanes<16> {
+    /// The totals of lanes 0-7 and of lanes 8-15, each in [`Lanes::total`]'s order for eight
+    /// lanes: two observers side by side, added up in the same three halvings at once.
+    #[inline(always)]
+    pub fn half_totals(self) -> [f32; 2] {
+        let v = self.0;
+        let s = [
+            v[0] + v[4],
+            v[1] + v[5],
+            v[2] + v[6],
+            v[3] + v[7],
+            v[8] + v[12],
+            v[9] + v[13],
+            v[10] + v[14],
+            v[11] + v[15],
+        ];
+        let t = [s[0] + s[2], s[1] + s[3], s[4] + s[6], s[5] + s[7]];
+        [t[0] + t[1], t[2] + t[3]]
     }
 }
 
@@ -211,7 +244,11 @@ impl<const N: usize> Neg for Lanes<N> {
     type Output = Self;
     #[inline(always)]
     fn neg(self) -> Self {
-        Self(self.0.map(|x| -x))
+        let mut out = self.0;
+        for x in &mut out {
+            *x = -*x;
+        }
+        Self(out)
     }
 }
 
@@ -243,7 +280,11 @@ impl<const N: usize> Real for Lanes<N> {
     }
     #[inline(always)]
     fn sqrt(self) -> Self {
-        Self(self.0.map(f32::sqrt))
+        let mut out = self.0;
+        for x in &mut out {
+            *x = x.sqrt();
+        }
+        Self(out)
     }
     lane_cmp!(lt, <);
     lane_cmp!(le, <=);
@@ -301,7 +342,11 @@ impl<const N: usize> Not for MaskLanes<N> {
     type Output = Self;
     #[inline(always)]
     fn not(self) -> Self {
-        Self(self.0.map(|m| !m))
+        let mut out = self.0;
+        for m in &mut out {
+            *m = !*m;
+        }
+        Self(out)
     }
 }
 
@@ -333,7 +378,11 @@ impl<R: Real> Coords<R> {
     /// `v` in every lane.
     #[inline(always)]
     pub fn from_vector(v: Vector) -> Self {
-        Self(core::array::from_fn(|axis| R::splat(v[axis])))
+        let mut out = [R::splat(0.0); DIM];
+        for axis in 0..DIM {
+            out[axis] = R::splat(v[axis]);
+        }
+        Self(out)
     }
 
     /// The dot product, axes added in order (`x * x' + y * y'`, then `+ z * z'`).
@@ -355,21 +404,31 @@ impl<R: Real> Coords<R> {
     /// Every coordinate times `k`.
     #[inline(always)]
     pub fn scale(self, k: R) -> Self {
-        Self(self.0.map(|x| x * k))
+        let mut out = self.0;
+        for x in &mut out {
+            *x = *x * k;
+        }
+        Self(out)
     }
 
     /// Every coordinate divided by `k`.
     #[inline(always)]
     pub fn div_by(self, k: R) -> Self {
-        Self(self.0.map(|x| x / k))
+        let mut out = self.0;
+        for x in &mut out {
+            *x = *x / k;
+        }
+        Self(out)
     }
 
     /// `yes` where `mask` holds, `no` elsewhere, coordinate by coordinate.
     #[inline(always)]
     pub fn select(mask: R::Mask, yes: Self, no: Self) -> Self {
-        Self(core::array::from_fn(|axis| {
-            R::select(mask, yes.0[axis], no.0[axis])
-        }))
+        let mut out = no.0;
+        for axis in 0..DIM {
+            out[axis] = R::select(mask, yes.0[axis], out[axis]);
+        }
+        Self(out)
     }
 
     /// Where every coordinate is finite.
@@ -405,7 +464,11 @@ impl<R: Real> Coords<R> {
     /// [`Self::scale`], as multiplication commutes; spelled as glam spells `f32 * Vec2`).
     #[inline(always)]
     fn scale_left(self, k: R) -> Self {
-        Self(self.0.map(|x| k * x))
+        let mut out = self.0;
+        for x in &mut out {
+            *x = k * *x;
+        }
+        Self(out)
     }
 }
 
@@ -427,14 +490,14 @@ impl<const N: usize> Coords<Lanes<N>> {
     /// Lane `l` as a glam vector.
     #[inline(always)]
     pub fn lane(&self, l: usize) -> Vector {
-        Vector::from_array(core::array::from_fn(|axis| self.0[axis].0[l]))
+        Vector::from_array(fill(0.0, |axis| self.0[axis].0[l]))
     }
 
     /// Lane `l` is `f(l)`.
     #[inline(always)]
-    pub fn from_fn(mut f: impl FnMut(usize) -> Vector) -> Self {
-        let vectors: [Vector; N] = core::array::from_fn(&mut f);
-        Self(core::array::from_fn(|axis| {
+    pub fn from_fn(f: impl FnMut(usize) -> Vector) -> Self {
+        let vectors: [Vector; N] = fill(Vector::ZERO, f);
+        Self(fill(Lanes([0.0; N]), |axis| {
             Lanes::from_fn(|l| vectors[l][axis])
         }))
     }
@@ -444,7 +507,11 @@ impl<R: Real> Add for Coords<R> {
     type Output = Self;
     #[inline(always)]
     fn add(self, other: Self) -> Self {
-        Self(core::array::from_fn(|axis| self.0[axis] + other.0[axis]))
+        let mut out = self.0;
+        for axis in 0..DIM {
+            out[axis] = out[axis] + other.0[axis];
+        }
+        Self(out)
     }
 }
 
@@ -452,7 +519,11 @@ impl<R: Real> Sub for Coords<R> {
     type Output = Self;
     #[inline(always)]
     fn sub(self, other: Self) -> Self {
-        Self(core::array::from_fn(|axis| self.0[axis] - other.0[axis]))
+        let mut out = self.0;
+        for axis in 0..DIM {
+            out[axis] = out[axis] - other.0[axis];
+        }
+        Self(out)
     }
 }
 
@@ -460,7 +531,11 @@ impl<R: Real> Neg for Coords<R> {
     type Output = Self;
     #[inline(always)]
     fn neg(self) -> Self {
-        Self(self.0.map(|x| -x))
+        let mut out = self.0;
+        for x in &mut out {
+            *x = -*x;
+        }
+        Self(out)
     }
 }
 

@@ -1,16 +1,24 @@
-//! [`neighbour_sums`]: the neighbour sums of every boid in the hash at once, in slot (cell)
-//! order and in parallel. This is the flocking rules' whole neighbour search, and what the
-//! steering benchmark times.
+//! The flocking pass: every boid's [`NeighbourSums`] ([`neighbour_sums`]) and, from them, its
+//! flocking force ([`flocking_forces`]), in slot (cell) order and in parallel. This is the
+//! flocking rules' whole work, and what the steering benchmark times.
+//!
+//! The forces are worked out in slot order, eight boids at a time, from what the hash keeps of
+//! each boid: its flock (for its row of the [`FlockTable`]), whether it is a unit, and its own
+//! top speed. So each boid's force is computed once, in the pass that has its sums at hand.
 
 use core::ops::Range;
 
 use crate::bounds::SimulationBounds;
-use crate::hash::{KNearest, SpatialHash};
+use crate::components::FlockId;
+use crate::hash::{KNearest, SpatialHash, UNIT_KEY};
 use crate::kernel::{PassCounts, slot_sums};
+use crate::lanes::{Coords, Lanes, MaskLanes, Real, fill};
+use crate::math::Vector;
 use crate::neighbours::{NeighbourSearch, walk_sums};
 use crate::parallel::{Parts, fold_parts};
-use crate::rules::NeighbourSums;
-use crate::table::FlockTable;
+use crate::rules::{NeighbourSums, Weights, flocking_force, unit_force};
+use crate::simd::out_of_line;
+use crate::table::{FlockRow, FlockTable};
 
 /// How the slots are cut over threads: many parts a thread, so that threads finish close
 /// together though cells differ in cost.
@@ -38,21 +46,314 @@ pub fn neighbour_sums(
     let n = hash.len();
     // Only sized, not cleared: the pass writes every slot.
     out.resize(n, NeighbourSums::zero());
-    let walk = search == NeighbourSearch::BruteForce || hash.folds(1);
-    let brute_force = (search == NeighbourSearch::BruteForce).then_some(bounds);
-    let part = |(slots, out): (Range<usize>, &mut [NeighbourSums<f32>])| {
-        if !walk {
-            return slot_sums(hash, table, slots.start, out);
+    let sums = Sums::new(hash, table, bounds, search);
+    let part = |(slots, out): (Range<usize>, &mut [NeighbourSums<f32>])| sums.of(slots, out);
+    fold_parts((0..n, &mut out[..]), PARTS, part, PassCounts::plus)
+}
+
+/// Fills `out` with the flocking force of every boid in `hash` (by slot): its
+/// [`NeighbourSums`] as [`neighbour_sums`] finds them, turned into [`flocking_force`] (or
+/// [`unit_force`] for a unit) at its own top speed or its flock's, with its flock's limits and
+/// weights. Returns what the pass counted.
+pub fn flocking_forces(
+    hash: &SpatialHash,
+    table: &FlockTable,
+    bounds: &SimulationBounds,
+    search: NeighbourSearch,
+    out: &mut Vec<Vector>,
+) -> PassCounts {
+    let n = hash.len();
+    out.resize(n, Vector::ZERO);
+    let sums = Sums::new(hash, table, bounds, search);
+    let part = |(slots, out): (Range<usize>, &mut [Vector])| {
+        let lanes = (flocking_lanes(), unit_lanes());
+        let mut buffer = [NeighbourSums::zero(); CHUNK];
+        let mut counts = PassCounts::default();
+        for (first, out) in slots.step_by(CHUNK).zip(out.chunks_mut(CHUNK)) {
+            let sums_of = &mut buffer[..out.len()];
+            counts = counts.plus(sums.of(first..first + out.len(), sums_of));
+            forces(hash, table, first, sums_of, out, lanes);
+        }
+        counts
+    };
+    fold_parts((0..n, &mut out[..]), PARTS, part, PassCounts::plus)
+}
+
+/// Slots whose sums a part works out together before turning them into forces: a buffer that
+/// stays in cache.
+const CHUNK: usize = 256;
+
+/// One pass's way to the sums of a run of slots.
+struct Sums<'a> {
+    hash: &'a SpatialHash,
+    table: &'a FlockTable,
+    /// The world's bounds, for brute force.
+    brute_force: Option<&'a SimulationBounds>,
+    /// Every boid walks its neighbours one at a time (brute force, or a folded grid).
+    walk: bool,
+}
+
+impl<'a> Sums<'a> {
+    fn new(
+        hash: &'a SpatialHash,
+        table: &'a FlockTable,
+        bounds: &'a SimulationBounds,
+        search: NeighbourSearch,
+    ) -> Self {
+        let brute = search == NeighbourSearch::BruteForce;
+        Self {
+            hash,
+            table,
+            brute_force: brute.then_some(bounds),
+            walk: brute || hash.folds(1),
+        }
+    }
+
+    /// The sums of `slots` into `out`, and what they counted.
+    fn of(&self, slots: Range<usize>, out: &mut [NeighbourSums<f32>]) -> PassCounts {
+        if !self.walk {
+            return slot_sums(self.hash, self.table, slots.start, out);
         }
         let mut counts = PassCounts::default();
         let mut nearest = KNearest::new(0);
         for (slot, sums) in slots.zip(out) {
-            let (s, candidates) = walk_sums(hash, table, brute_force, slot, &mut nearest);
+            let (s, candidates) =
+                walk_sums(self.hash, self.table, self.brute_force, slot, &mut nearest);
             counts.candidates += candidates;
             counts.neighbours += u64::from(s.neighbour_count());
             *sums = s;
         }
         counts
+    }
+}
+
+/// The force lanes of a build: flocking, and units'.
+type ForceLanes = (
+    unsafe fn(&ForceIn<8>) -> [Vector; 8],
+    unsafe fn(&ForceIn<8>) -> [Vector; 8],
+);
+
+/// The forces of the boids in the slots from `first` (as many as `sums`), from their `sums`,
+/// into `out`: eight at a time with the build's `lanes`, the rest one by one through the same
+/// code.
+fn forces(
+    hash: &SpatialHash,
+    table: &FlockTable,
+    first: usize,
+    sums: &[NeighbourSums<f32>],
+    out: &mut [Vector],
+    (flocking, unit): ForceLanes,
+) {
+    const N: usize = 8;
+    let whole = sums.len() / N * N;
+    for i in (0..whole).step_by(N) {
+        // SAFETY: `flocking_lanes` and `unit_lanes` gave the build for this CPU.
+        let lanes = (
+            |f: &ForceIn<N>| unsafe { flocking(f) },
+            |f: &ForceIn<N>| unsafe { unit(f) },
+        );
+        block::<N>(hash, table, first + i, &sums[i..], &mut out[i..], lanes);
+    }
+    for i in whole..sums.len() {
+        let one = (flocking_force_in::<1>, unit_force_in::<1>);
+        block::<1>(hash, table, first + i, &sums[i..], &mut out[i..], one);
+    }
+}
+
+/// What the forces of `N` boids are made from: their sums and velocities (as the pass holds
+/// them, one boid after the other) and their flocks' numbers (in lanes).
+#[derive(Clone, Copy)]
+struct ForceIn<const N: usize> {
+    sums: [NeighbourSums<f32>; N],
+    velocity: [Vector; N],
+    speed: Lanes<N>,
+    max_force: Lanes<N>,
+    separation_distance: Lanes<N>,
+    weights: Weights<Lanes<N>>,
+}
+
+/// [`flocking_force`] in lanes (the boids turned into lanes and back here, where the build's
+/// vector instructions can shuffle them).
+#[inline(always)]
+fn flocking_force_in<const N: usize>(f: &ForceIn<N>) -> [Vector; N] {
+    let sums = NeighbourSums::<Lanes<N>>::gather(|l| f.sums[l]);
+    let v = Coords::from_fn(|l| f.velocity[l]);
+    let force = flocking_force(&sums, v, f.speed, f.max_force, &f.weights);
+    fill(Vector::ZERO, |l| force.lane(l))
+}
+
+/// [`unit_force`] in lanes (as [`flocking_force_in`]).
+#[inline(always)]
+fn unit_force_in<const N: usize>(f: &ForceIn<N>) -> [Vector; N] {
+    let sums = NeighbourSums::<Lanes<N>>::gather(|l| f.sums[l]);
+    let (distance, weight) = (f.separation_distance, f.weights.separation);
+    let force = unit_force(&sums, f.speed, f.max_force, distance, weight);
+    fill(Vector::ZERO, |l| force.lane(l))
+}
+
+out_of_line! {
+    /// [`flocking_force_in`] for eight boids, in the build for this CPU, out of line.
+    fn flocking_lanes(f: &ForceIn<8>) -> [Vector; 8] = flocking_force_in(f);
+}
+
+out_of_line! {
+    /// [`unit_force_in`] for eight boids, in the build for this CPU, out of line.
+    fn unit_lanes(f: &ForceIn<8>) -> [Vector; 8] = unit_force_in(f);
+}
+
+/// The forces of the `N` boids in the slots from `first`, from the first `N` of `sums`, into
+/// the first `N` of `out`, with `(flocking, unit)` working out the lanes.
+#[inline(always)]
+fn block<const N: usize>(
+    hash: &SpatialHash,
+    table: &FlockTable,
+    first: usize,
+    sums: &[NeighbourSums<f32>],
+    out: &mut [Vector],
+    (flocking, unit): (
+        impl Fn(&ForceIn<N>) -> [Vector; N],
+        impl Fn(&ForceIn<N>) -> [Vector; N],
+    ),
+) {
+    let arrays = hash.arrays();
+    let keys = &arrays.keys[first..first + N];
+    let own = &arrays.speeds[first..first + N];
+    let units = MaskLanes::<N>(fill(0, |l| if keys[l] & UNIT_KEY != 0 { !0 } else { 0 }));
+    let flock = |l: usize| FlockId(((keys[l] & !UNIT_KEY) >> 16) as u16);
+    let uniform = keys.iter().all(|&k| (k ^ keys[0]) & !0xffff == 0);
+    let rows: [&FlockRow; N] = fill(table.row(flock(0)), |l| table.row(flock(l)));
+    let param = |f: fn(&FlockRow) -> f32| {
+        if uniform {
+            Lanes::splat(f(rows[0]))
+        } else {
+            Lanes::from_fn(|l| f(rows[l]))
+        }
     };
-    fold_parts((0..n, &mut out[..]), PARTS, part, PassCounts::plus)
+    let flock_speed = param(|r| r.max_speed);
+    let own = Lanes::from_fn(|l| own[l]);
+    let input = ForceIn {
+        sums: fill(NeighbourSums::zero(), |l| sums[l]),
+        velocity: fill(Vector::ZERO, |l| arrays.motions[first + l].velocity),
+        // Its own top speed where it has one (not NaN), else its flock's.
+        speed: Lanes::select(own.eq(own), own, flock_speed),
+        max_force: param(|r| r.max_force),
+        separation_distance: param(|r| r.separation_distance),
+        weights: Weights {
+            separation: param(|r| r.weights.separation),
+            alignment: param(|r| r.weights.alignment),
+            cohesion: param(|r| r.weights.cohesion),
+        },
+    };
+    let force = if !Lanes::any(units) {
+        flocking(&input)
+    } else if !Lanes::any(!units) {
+        unit(&input)
+    } else {
+        let (unit, flocking) = (unit(&input), flocking(&input));
+        fill(Vector::ZERO, |l| {
+            if units.lane(l) { unit[l] } else { flocking[l] }
+        })
+    };
+    out[..N].copy_from_slice(&force);
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy::ecs::change_detection::Tick;
+    use bevy::prelude::*;
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
+    use super::*;
+    use crate::components::{HashSlot, MaxSpeed, Position, Species, Velocity};
+    use crate::hash::Table;
+    use crate::params::FlockParams;
+
+    /// The forces of the pass, eight at a time in slot order, are each boid's own force worked
+    /// out alone from its sums, bit for bit: plain boids, boids with their own top speed, and
+    /// units (mixed into the same blocks of eight), in two flocks.
+    #[test]
+    fn the_pass_gives_each_boid_its_own_force() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(21);
+        let bounds = SimulationBounds::wrap(Rect::new(0.0, 0.0, 600.0, 400.0));
+        let mut table = FlockTable::new(&FlockParams::default());
+        let other = table
+            .set(
+                Entity::from_raw_u32(9999).unwrap(),
+                &FlockParams::swallows(),
+            )
+            .unwrap();
+        // Three tables: plain boids, boids with their own top speed, units.
+        let n = [700usize, 300, 200];
+        let mut hash = SpatialHash::default();
+        let mut build = hash.begin_parted(&bounds, table.cell_size(), bounds.rect, n.into_iter());
+        let tables: Vec<_> = n
+            .iter()
+            .enumerate()
+            .map(|(t, &len)| {
+                let entities: Vec<Entity> = (0..len)
+                    .map(|i| Entity::from_raw_u32((t * 1000 + i + 1) as u32).unwrap())
+                    .collect();
+                let positions: Vec<Position> = (0..len)
+                    .map(|_| {
+                        Position(Vec2::new(rng.random(), rng.random()) * Vec2::new(600.0, 400.0))
+                    })
+                    .collect();
+                let velocities: Vec<Velocity> = (0..len)
+                    .map(|_| Velocity(Vec2::from_angle(rng.random::<f32>() * 6.3) * 90.0))
+                    .collect();
+                let species: Vec<Species> = (0..len).map(|i| Species((i % 2) as u16)).collect();
+                let flocks: Vec<FlockId> = (0..len)
+                    .map(|i| if i % 3 == 0 { other } else { FlockId::DEFAULT })
+                    .collect();
+                let speeds: Vec<MaxSpeed> = (0..len).map(|i| MaxSpeed(50.0 + i as f32)).collect();
+                (entities, positions, velocities, species, flocks, speeds)
+            })
+            .collect();
+        for t in &tables {
+            build.count(&t.1);
+        }
+        let mut slots: Vec<Vec<HashSlot>> = n.iter().map(|&l| vec![HashSlot::NONE; l]).collect();
+        let mut ticks: Vec<Vec<Tick>> = n.iter().map(|&l| vec![Tick::new(0); l]).collect();
+        for (k, ((t, slots), ticks)) in tables.iter().zip(&mut slots).zip(&mut ticks).enumerate() {
+            build.place(
+                Table {
+                    entities: &t.0,
+                    positions: &t.1,
+                    velocities: &t.2,
+                    species: &t.3,
+                    flocks: &t.4,
+                    max_speed: (k == 1).then_some(&t.5[..]),
+                    unit: k == 2,
+                    slots,
+                    changed: ticks,
+                },
+                Tick::new(1),
+            );
+        }
+        build.finish();
+        let search = NeighbourSearch::Grid;
+        let mut forces = Vec::new();
+        flocking_forces(&hash, &table, &bounds, search, &mut forces);
+        let mut sums = Vec::new();
+        neighbour_sums(&hash, &table, &bounds, search, &mut sums);
+        let (mut units, mut own) = (0, 0);
+        for slot in 0..hash.len() {
+            let row = table.row(hash.flock_of(slot));
+            let speed = hash.own_speed(slot).unwrap_or(row.max_speed);
+            own += usize::from(hash.own_speed(slot).is_some());
+            let s = &sums[slot];
+            let want = if hash.is_unit(slot) {
+                units += 1;
+                let w = row.weights.separation;
+                unit_force(s, speed, row.max_force, row.separation_distance, w)
+            } else {
+                let v = Coords::of(hash.velocity(slot));
+                flocking_force(s, v, speed, row.max_force, &row.weights)
+            };
+            let bits = |v: Vec2| v.to_array().map(f32::to_bits);
+            assert_eq!(bits(forces[slot]), bits(want.to_vector()), "slot {slot}");
+        }
+        assert_eq!((units, own), (200, 300));
+    }
 }

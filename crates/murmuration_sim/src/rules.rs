@@ -26,11 +26,13 @@
 //! let contrast = steer(-s.contrast, v, speed, max_force).scale(w.contrast);
 //! ```
 //!
-//! Every build of the kernel, the lane sums, their totals and the crowd sampling pick the new
-//! field up from the struct ([`NeighbourSums::fields`]); the tests that compare the builds bit for
-//! bit cover it as they stand.
+//! and, where the compiler asks for it, one line in [`NeighbourSums::total`] and
+//! [`NeighbourSums::totals_of_halves`], which add up each field's lanes by name (through the
+//! array view, [`NeighbourSums::fields`], LLVM made them gathers from memory). Every build of the
+//! kernel, the eight-boid gather and the crowd sampling pick the new field up from the struct;
+//! the tests that compare the builds bit for bit cover it as they stand.
 
-use crate::lanes::{Coords, Lanes, Real};
+use crate::lanes::{Coords, Lanes, Real, fill};
 
 /// The field-of-view kinds, as const generic parameters so that the lane loop has no branch on
 /// them: all around (360 degrees and above) skips the test.
@@ -146,8 +148,8 @@ pub const SUM_FIELDS: usize = size_of::<NeighbourSums<f32>>() / size_of::<f32>()
 ///
 /// Every field is a `Real` (counts too: they stay far below 2^24, where an `f32` counts exactly),
 /// and the struct is nothing but `Real`s, so that [`Self::fields`] can see it as an array of
-/// them: that is how the kernel's lane totals, the gather of eight boids and the crowd sampling
-/// treat every field alike without naming each.
+/// them: that is how the gather of eight boids, the crowd sampling and the tests treat every
+/// field alike without naming each.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[repr(C)]
 pub struct NeighbourSums<R: Real> {
@@ -193,7 +195,8 @@ impl<R: Real> NeighbourSums<R> {
     /// [`CANDIDATE_CAP`](crate::CANDIDATE_CAP)).
     #[inline(always)]
     pub fn scaled(&self, k: f32) -> Self {
-        Self::from_fields(self.fields().map(|x| x * R::splat(k)))
+        let fields = self.fields();
+        Self::from_fields(fill(fields[0], |i| fields[i] * R::splat(k)))
     }
 }
 
@@ -201,14 +204,27 @@ impl<const N: usize> NeighbourSums<Lanes<N>> {
     /// The lanes of every sum added up, each in [`Lanes::total`]'s fixed order.
     #[inline(always)]
     pub fn total(&self) -> NeighbourSums<f32> {
-        NeighbourSums::from_fields(self.fields().map(Lanes::total))
+        let c = |v: Coords<Lanes<N>>| {
+            let mut out = [0.0; crate::math::DIM];
+            for axis in 0..crate::math::DIM {
+                out[axis] = v.0[axis].total();
+            }
+            Coords(out)
+        };
+        NeighbourSums {
+            separation: c(self.separation),
+            alignment: c(self.alignment),
+            cohesion: c(self.cohesion),
+            same: self.same.total(),
+            neighbours: self.neighbours.total(),
+        }
     }
 
     /// Lane `l` of every sum is `f(l)`'s.
     #[inline(always)]
-    pub fn gather(mut f: impl FnMut(usize) -> NeighbourSums<f32>) -> Self {
-        let sums: [NeighbourSums<f32>; N] = core::array::from_fn(&mut f);
-        Self::from_fields(core::array::from_fn(|field| {
+    pub fn gather(f: impl FnMut(usize) -> NeighbourSums<f32>) -> Self {
+        let sums: [NeighbourSums<f32>; N] = fill(NeighbourSums::zero(), f);
+        Self::from_fields(fill(Lanes([0.0; N]), |field| {
             Lanes::from_fn(|l| sums[l].fields()[field])
         }))
     }
@@ -219,11 +235,24 @@ impl NeighbourSums<Lanes<16>> {
     /// eight lanes would be.
     #[inline(always)]
     pub fn totals_of_halves(&self) -> [NeighbourSums<f32>; 2] {
-        let fields = self.fields();
-        [0, 8].map(|first| {
-            NeighbourSums::from_fields(
-                fields.map(|f| Lanes::<8>(core::array::from_fn(|l| f.0[first + l])).total()),
-            )
+        let c = |v: Coords<Lanes<16>>| {
+            let mut out = [[0.0; crate::math::DIM]; 2];
+            for axis in 0..crate::math::DIM {
+                let [a, b] = v.0[axis].half_totals();
+                out[0][axis] = a;
+                out[1][axis] = b;
+            }
+            [Coords(out[0]), Coords(out[1])]
+        };
+        let (separation, alignment, cohesion) =
+            (c(self.separation), c(self.alignment), c(self.cohesion));
+        let (same, neighbours) = (self.same.half_totals(), self.neighbours.half_totals());
+        [0, 1].map(|h| NeighbourSums {
+            separation: separation[h],
+            alignment: alignment[h],
+            cohesion: cohesion[h],
+            same: same[h],
+            neighbours: neighbours[h],
         })
     }
 }
@@ -384,8 +413,16 @@ mod tests {
     fn random_sums(rng: &mut Xoshiro256PlusPlus, i: usize) -> NeighbourSums<f32> {
         let mut v = || Vec2::new(rng.random::<f32>() - 0.5, rng.random::<f32>() - 0.5) * 200.0;
         NeighbourSums {
-            separation: Coords::of(if i.is_multiple_of(7) { Vec2::ZERO } else { v() * 0.01 }),
-            alignment: Coords::of(if i.is_multiple_of(5) { Vec2::ZERO } else { v() * 4.0 }),
+            separation: Coords::of(if i.is_multiple_of(7) {
+                Vec2::ZERO
+            } else {
+                v() * 0.01
+            }),
+            alignment: Coords::of(if i.is_multiple_of(5) {
+                Vec2::ZERO
+            } else {
+                v() * 4.0
+            }),
             cohesion: Coords::of(v() * 3.0),
             same: (i % 4) as f32,
             neighbours: (i % 6) as f32,

@@ -1,4 +1,5 @@
-//! The same seed gives the same flock bit for bit, on one thread or two; another seed does not.
+//! The same seed gives the same flock bit for bit, on one thread or two, on the portable build of
+//! the hot path or the one for this CPU's SIMD; another seed does not.
 //!
 //! Bevy's compute task pool is global to a process, so each thread count runs in a child process
 //! of this test binary (the ignored test `child_flock_checksum`).
@@ -28,8 +29,8 @@ fn checksum(app: &mut App) -> u64 {
     h
 }
 
-/// 10,000 steps of a 500-boid, two-species flock with a hunter and an obstacle, on `threads`
-/// compute threads.
+/// 10,000 steps of a 500-boid, two-species flock and a 200-boid flock of swallows (its own
+/// parameters and field of view) with a hunter and an obstacle, on `threads` compute threads.
 fn run(threads: usize, seed: u64) -> u64 {
     let mut options = TaskPoolOptions::default();
     options.compute.min_threads = threads;
@@ -50,6 +51,15 @@ fn run(threads: usize, seed: u64) -> u64 {
             .with_species(2)
             .with_region(bounds.rect),
     );
+    let swallows = app
+        .world_mut()
+        .spawn(Flock::new(FlockParams::swallows()))
+        .id();
+    app.world_mut().commands().queue(
+        FlockSpawn::new(200, seed + 100)
+            .with_region(bounds.rect)
+            .in_flock(swallows),
+    );
     app.world_mut()
         .spawn((Hunter::default(), Position(Vec2::new(100.0, 100.0))));
     app.world_mut()
@@ -67,8 +77,11 @@ fn child_flock_checksum() {
     println!("checksum={:016x}", run(threads, seed));
 }
 
-fn checksum_in_child(threads: usize, seed: u64) -> String {
-    let out = Command::new(std::env::current_exe().unwrap())
+/// The checksum of [`run`] in a child process, on the build of the hot path this CPU
+/// dispatches to, or on the portable one (`MURMURATION_SIMD=portable`).
+fn checksum_in_child(threads: usize, seed: u64, portable: bool) -> String {
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    child
         .args([
             "--exact",
             "child_flock_checksum",
@@ -76,9 +89,11 @@ fn checksum_in_child(threads: usize, seed: u64) -> String {
             "--nocapture",
         ])
         .env(THREADS_VAR, threads.to_string())
-        .env(SEED_VAR, seed.to_string())
-        .output()
-        .unwrap();
+        .env(SEED_VAR, seed.to_string());
+    if portable {
+        child.env(murmuration_sim::simd::SIMD_VAR, "portable");
+    }
+    let out = child.output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -93,13 +108,22 @@ fn checksum_in_child(threads: usize, seed: u64) -> String {
 }
 
 #[test]
-fn same_seed_same_flock_on_one_and_two_threads() {
-    let one = checksum_in_child(1, 7);
-    let two = checksum_in_child(2, 7);
-    let two_again = checksum_in_child(2, 7);
+fn same_seed_same_flock_on_one_and_two_threads_and_every_build() {
+    let one = checksum_in_child(1, 7, false);
+    let two = checksum_in_child(2, 7, false);
+    let two_again = checksum_in_child(2, 7, false);
     assert_eq!(one, two, "1 thread vs 2 threads");
     assert_eq!(two, two_again, "two runs on 2 threads");
-    let other_seed = checksum_in_child(2, 8);
+    // The portable build of the hot path against the one this CPU's SIMD runs (the same when
+    // the whole suite already runs portable).
+    let portable = checksum_in_child(2, 7, true);
+    assert_eq!(
+        two,
+        portable,
+        "portable build vs {}",
+        murmuration_sim::simd::build_name()
+    );
+    let other_seed = checksum_in_child(2, 8, false);
     assert_ne!(two, other_seed, "a different seed gives a different flock");
 }
 

@@ -302,3 +302,56 @@ fn a_step_marks_every_moving_boid_changed() {
         step(&mut app, 1);
     }
 }
+
+#[test]
+fn parts_of_the_plugin_group_can_be_left_out() {
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(
+            BoidsPlugins::default()
+                .build()
+                .disable::<UnitsPlugin>()
+                .disable::<HuntingPlugin>()
+                .disable::<MetricsPlugin>(),
+        )
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    let b = spawn_boid(&mut app, Vec2::ZERO, Vec2::new(100.0, 0.0), 0);
+    step(&mut app, 3);
+    assert!(app.world().get::<Position>(b).unwrap().x > 1.0, "it flies");
+    let world = app.world();
+    assert!(!world.contains_resource::<UnitSettings>());
+    assert!(!world.contains_resource::<CatchStats>());
+    assert!(!world.contains_resource::<FlockMetrics>());
+    assert!(world.contains_resource::<FlockTable>());
+}
+
+/// A schedule a game runs itself (a turn-based game's step, say).
+#[derive(bevy::ecs::schedule::ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+struct Simulate;
+
+#[test]
+fn the_simulation_can_run_in_a_schedule_of_its_own() {
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(BoidsPlugins::new(Simulate))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(
+            core::time::Duration::from_secs_f64(1.0 / 60.0),
+        ));
+    let b = spawn_boid(&mut app, Vec2::ZERO, Vec2::new(60.0, 0.0), 0);
+    for _ in 0..3 {
+        app.update();
+    }
+    assert_eq!(app.world().resource::<FlockStats>().steps, 0, "not run yet");
+    for _ in 0..4 {
+        app.update();
+        app.world_mut().run_schedule(Simulate);
+    }
+    assert_eq!(app.world().resource::<FlockStats>().steps, 4);
+    let x = app.world().get::<Position>(b).unwrap().x;
+    assert!(
+        (x - 4.0).abs() < 0.01,
+        "four steps of 1/60 s at 60 units/s: {x}"
+    );
+    // Outside `FixedUpdate`, transforms show the last step, not an interpolation.
+    assert!(!app.world().resource::<TransformInterpolation>().0);
+}

@@ -21,8 +21,9 @@ use bevy::prelude::*;
 use crate::bounds::SimulationBounds;
 use crate::components::FlockId;
 use crate::components::Position;
+use crate::lanes::fill;
 use crate::math::{DIM, IVector, Vector};
-use crate::simd::{Target, dispatch};
+use crate::simd::dispatch;
 
 mod parted;
 
@@ -44,12 +45,17 @@ pub(crate) type Fold = [bool; DIM];
 /// Rows of cells in a 3x3 block (9 in a 3x3x3 block).
 pub(crate) const BLOCK_ROWS: usize = 3usize.pow(DIM as u32 - 1);
 
-/// A boid's key in the hash: its flock's [`FlockId`] in the high 16 bits, its species in the
-/// low. Boids with the same key align and cohere.
+/// A boid's key in the hash: its flock's [`FlockId`] in bits 16 to 30, its species in the low
+/// 16 bits, and [`UNIT_KEY`] for a strategy-game unit. Boids with the same key align and cohere
+/// (units do neither).
 #[inline]
 pub fn key(flock: FlockId, species: u16) -> u32 {
     u32::from(flock.0) << 16 | u32::from(species)
 }
+
+/// The bit of a [`key`] that marks a strategy-game unit (a boid with
+/// [`Arrive`](crate::Arrive)): its flocking force is [`unit_force`](crate::rules::unit_force).
+pub const UNIT_KEY: u32 = 1 << 31;
 
 /// One boid found by a [`SpatialHash`] query.
 #[derive(Reflect, Debug, Clone, Copy, PartialEq)]
@@ -86,6 +92,9 @@ pub struct SpatialHash {
     motions: Vec<Motion>,
     /// Each boid's [`key`] (flock and species).
     keys: Vec<u32>,
+    /// Each boid's own top speed ([`MaxSpeed`](crate::MaxSpeed)); NaN where it flies at its
+    /// flock's.
+    speeds: Vec<f32>,
     /// Scratch: each boid's cell, in the order the boids were counted.
     #[reflect(ignore)]
     cell_of: Vec<u32>,
@@ -252,7 +261,7 @@ impl SpatialHash {
         // from flooring only below zero, where the clamp makes both cell 0. `as` also saturates
         // and maps NaN to 0, so any input lands in a real cell.
         let c = (p - self.origin) * self.inv_cell;
-        IVector::from_array(core::array::from_fn(|axis| {
+        IVector::from_array(fill(0, |axis| {
             (c[axis] as i32).clamp(0, self.dims[axis] as i32 - 1)
         }))
     }
@@ -356,7 +365,10 @@ impl SpatialHash {
     #[inline]
     pub(crate) fn inner_block(&self, c: IVector) -> Option<[Range<usize>; BLOCK_ROWS]> {
         let c = c.to_array();
-        if c.iter().zip(self.dims).any(|(&x, n)| x < 1 || x + 1 >= n as i32) {
+        if c.iter()
+            .zip(self.dims)
+            .any(|(&x, n)| x < 1 || x + 1 >= n as i32)
+        {
             return None;
         }
         Some(core::array::from_fn(|row| {
@@ -604,7 +616,20 @@ impl SpatialHash {
     /// The flock of the boid in `slot`.
     #[inline]
     pub fn flock_of(&self, slot: usize) -> FlockId {
-        FlockId((self.keys[slot] >> 16) as u16)
+        FlockId(((self.keys[slot] & !UNIT_KEY) >> 16) as u16)
+    }
+
+    /// Whether the boid in `slot` is a strategy-game unit (it has [`Arrive`](crate::Arrive)).
+    #[inline]
+    pub fn is_unit(&self, slot: usize) -> bool {
+        self.keys[slot] & UNIT_KEY != 0
+    }
+
+    /// The own top speed ([`MaxSpeed`](crate::MaxSpeed)) of the boid in `slot`, if it has one.
+    #[inline]
+    pub fn own_speed(&self, slot: usize) -> Option<f32> {
+        let s = self.speeds[slot];
+        (!s.is_nan()).then_some(s)
     }
 
     /// The [`key`] (flock and species) of the boid in `slot`.
@@ -644,6 +669,7 @@ impl SpatialHash {
         Arrays {
             motions: &self.motions,
             keys: &self.keys,
+            speeds: &self.speeds,
         }
     }
 
@@ -699,7 +725,7 @@ dispatch! {
 
 /// [`SpatialHash::cell_indices`] as each build compiles it.
 #[inline(always)]
-fn cell_indices_in(_: Target, hash: &SpatialHash, positions: &[Position], out: &mut [u32]) {
+fn cell_indices_in(hash: &SpatialHash, positions: &[Position], out: &mut [u32]) {
     const GROUP: usize = 8;
     /// Cell coordinates below this convert to `i32` exactly, by truncation.
     const LIMIT: f32 = (1 << 30) as f32;
@@ -709,8 +735,8 @@ fn cell_indices_in(_: Target, hash: &SpatialHash, positions: &[Position], out: &
     let mut outs = out.chunks_exact_mut(GROUP);
     for (group, out) in groups.by_ref().zip(outs.by_ref()) {
         // `cell_xy`'s products, lane by lane.
-        let f: [[f32; GROUP]; DIM] = core::array::from_fn(|axis| {
-            core::array::from_fn(|l| (group[l].0[axis] - origin[axis]) * inv[axis])
+        let f: [[f32; GROUP]; DIM] = fill([0.0; GROUP], |axis| {
+            fill(0.0, |l| (group[l].0[axis] - origin[axis]) * inv[axis])
         });
         let plain = (0..GROUP).fold(true, |all, l| {
             // Where the edges wrap, a point outside the world is wrapped first.
@@ -747,6 +773,7 @@ fn cell_indices_in(_: Target, hash: &SpatialHash, positions: &[Position], out: &
 pub(crate) struct Arrays<'a> {
     pub motions: &'a [Motion],
     pub keys: &'a [u32],
+    pub speeds: &'a [f32],
 }
 
 /// A boid's position and velocity as the hash stores them: side by side in 16 bytes (aligned,
@@ -819,7 +846,7 @@ impl HashBuilder<'_> {
             position: local,
             velocity,
         };
-        (h.entities[i], h.keys[i]) = (entity, key);
+        (h.entities[i], h.keys[i], h.speeds[i]) = (entity, key, f32::NAN);
         slot
     }
 
@@ -846,6 +873,7 @@ impl SpatialHash {
         self.entities.resize(n, Entity::PLACEHOLDER);
         self.motions.resize(n, Motion::default());
         self.keys.resize(n, 0);
+        self.speeds.resize(n, f32::NAN);
     }
 }
 
@@ -865,6 +893,7 @@ impl Drop for HashBuilder<'_> {
         h.entities.truncate(keep);
         h.motions.truncate(keep);
         h.keys.truncate(keep);
+        h.speeds.truncate(keep);
         if keep == 0 {
             h.cell_start.iter_mut().for_each(|s| *s = 0);
         }

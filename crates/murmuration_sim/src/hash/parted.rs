@@ -13,10 +13,10 @@ use bevy::ecs::change_detection::Tick;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 
-use super::{Motion, SpatialHash, key};
+use super::{Motion, SpatialHash, UNIT_KEY, key};
 use crate::bounds::SimulationBounds;
 use crate::components::FlockId;
-use crate::components::{HashSlot, Position, Species, Velocity};
+use crate::components::{HashSlot, MaxSpeed, Position, Species, Velocity};
 use crate::math::Vector;
 use crate::parallel::{pool, run_each, workers};
 
@@ -195,10 +195,14 @@ impl PartedBuild<'_> {
                     let position = hash.local(part.positions[i].0);
                     let velocity = part.velocities[i].0;
                     let entity = part.entities[i];
-                    let key = key(part.flocks[i], part.species[i].0);
+                    let unit = if part.unit { UNIT_KEY } else { 0 };
+                    let key = key(part.flocks[i], part.species[i].0) | unit;
+                    let speed = part.max_speed.map_or(f32::NAN, |m| m[i].0);
                     // SAFETY: `slot` lies in this part's own range of `cell` (checked above),
                     // and the ranges of all parts and cells are disjoint.
-                    unsafe { arrays.write(slot as usize, position, velocity, entity, key) };
+                    unsafe {
+                        arrays.write(slot as usize, (position, velocity), entity, (key, speed));
+                    }
                     if part.slots[i].0 != slot {
                         part.slots[i].0 = slot;
                         part.changed[i] = now;
@@ -296,6 +300,10 @@ pub(crate) struct Table<'a> {
     pub velocities: &'a [Velocity],
     pub species: &'a [Species],
     pub flocks: &'a [FlockId],
+    /// Each boid's own top speed, where the table has them.
+    pub max_speed: Option<&'a [MaxSpeed]>,
+    /// Whether the table's boids are strategy-game units.
+    pub unit: bool,
     pub slots: &'a mut [HashSlot],
     /// The change ticks of `slots`.
     pub changed: &'a mut [Tick],
@@ -310,25 +318,34 @@ impl<'a> Table<'a> {
             velocities,
             species,
             flocks,
+            max_speed,
+            unit,
             slots,
             changed,
         } = self;
+        let max_speed = max_speed.into_iter().flat_map(move |m| m.chunks(len));
         entities
             .chunks(len)
             .zip(positions.chunks(len))
             .zip(velocities.chunks(len))
             .zip(species.chunks(len))
             .zip(flocks.chunks(len))
+            .zip(max_speed.map(Some).chain(core::iter::repeat(None)))
             .zip(slots.chunks_mut(len))
             .zip(changed.chunks_mut(len))
             .map(
-                |((((((entities, positions), velocities), species), flocks), slots), changed)| {
+                move |(
+                    ((((((entities, positions), velocities), species), flocks), max_speed), slots),
+                    changed,
+                )| {
                     Table {
                         entities,
                         positions,
                         velocities,
                         species,
                         flocks,
+                        max_speed,
+                        unit,
                         slots,
                         changed,
                     }
@@ -339,7 +356,8 @@ impl<'a> Table<'a> {
 
 /// The hash's arrays, shared by the parts of a scatter, each writing only its own slots.
 ///
-/// Written straight at each boid's slot: its [`Motion`], entity and key, three cache lines.
+/// Written straight at each boid's slot: its [`Motion`], entity, key and own speed, four cache
+/// lines.
 /// (It was one 32-byte record per boid, one cache line, split into the arrays by a second pass;
 /// the second pass was the cost: at 100,000 boids on two threads the rebuild went from 0.92 to
 /// 0.82 ms without it, level on one thread, and level on a flock mixed by 3,000 steps.)
@@ -347,6 +365,7 @@ struct Scatter {
     motions: *mut Motion,
     entities: *mut Entity,
     keys: *mut u32,
+    speeds: *mut f32,
     len: usize,
 }
 
@@ -364,13 +383,14 @@ impl Scatter {
     fn new(hash: &mut SpatialHash) -> Self {
         let len = hash.motions.len();
         assert!(
-            hash.entities.len() == len && hash.keys.len() == len,
+            hash.entities.len() == len && hash.keys.len() == len && hash.speeds.len() == len,
             "the arrays are sized together"
         );
         Self {
             motions: hash.motions.as_mut_ptr(),
             entities: hash.entities.as_mut_ptr(),
             keys: hash.keys.as_mut_ptr(),
+            speeds: hash.speeds.as_mut_ptr(),
             len,
         }
     }
@@ -383,10 +403,11 @@ impl Scatter {
         {
             use core::arch::x86_64::{_MM_HINT_ET0, _mm_prefetch};
             let at = slot.min(self.len.saturating_sub(1));
-            let lines: [*const i8; 3] = [
+            let lines: [*const i8; 4] = [
                 self.motions.wrapping_add(at).cast(),
                 self.entities.wrapping_add(at).cast(),
                 self.keys.wrapping_add(at).cast(),
+                self.speeds.wrapping_add(at).cast(),
             ];
             for line in lines {
                 // SAFETY: a prefetch reads and writes nothing and never faults, whatever the
@@ -403,7 +424,13 @@ impl Scatter {
     /// # Safety
     /// No other thread may write or read `slot` at the same time.
     #[inline(always)]
-    unsafe fn write(&self, slot: usize, p: Vector, v: Vector, entity: Entity, key: u32) {
+    unsafe fn write(
+        &self,
+        slot: usize,
+        (p, v): (Vector, Vector),
+        entity: Entity,
+        (key, speed): (u32, f32),
+    ) {
         assert!(slot < self.len, "slot {slot} outside the arrays");
         // SAFETY: in bounds (checked); exclusive by the caller's guarantee.
         unsafe {
@@ -413,6 +440,7 @@ impl Scatter {
             };
             *self.entities.add(slot) = entity;
             *self.keys.add(slot) = key;
+            *self.speeds.add(slot) = speed;
         }
     }
 }
@@ -461,6 +489,8 @@ mod tests {
                 velocities: &velocities[range.clone()],
                 species: &species[range.clone()],
                 flocks: &flocks[range],
+                max_speed: None,
+                unit: false,
                 slots,
                 changed,
             };

@@ -5,7 +5,7 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
 use crate::components::FlockId;
-use crate::components::{Boid, HashSlot, Position, Species, Velocity};
+use crate::components::{Arrive, Boid, HashSlot, MaxSpeed, Position, Species, Velocity};
 use crate::hash::{SpatialHash, Table, occupied_box};
 use crate::parallel::DENSE;
 use crate::stats::FlockStats;
@@ -13,7 +13,9 @@ use crate::systems::prepare::StepBounds;
 use crate::table::FlockTable;
 
 /// Counting-sorts every boid into the hash, in parts on the compute task pool, and writes each
-/// one's [`HashSlot`]. Cells are as wide as the largest perception radius of any flock.
+/// one's [`HashSlot`]. Cells are as wide as the largest perception radius of any flock. Beside
+/// its motion the hash keeps what its flocking force needs: its key (flock, species, and
+/// whether it is a unit) and its own top speed.
 ///
 // NOTE: the two passes must see the boids in the same order; a query iterates its tables in
 // the same order twice within one system, and nothing can change them in between. Both read
@@ -28,7 +30,7 @@ pub(crate) fn build_hash(
             &Position,
             &Velocity,
             &Species,
-            &FlockId,
+            (&FlockId, Option<&MaxSpeed>, Has<Arrive>),
             &mut HashSlot,
         ),
         With<Boid>,
@@ -47,7 +49,7 @@ pub(crate) fn build_hash(
     for (_, positions, ..) in boids.contiguous_iter().expect(DENSE) {
         build.count(positions);
     }
-    for (entities, positions, velocities, species, flocks, slots) in
+    for (entities, positions, velocities, species, (flocks, max_speed, unit), slots) in
         boids.contiguous_iter_mut().expect(DENSE)
     {
         // Only a slot that moved counts as a change.
@@ -59,6 +61,8 @@ pub(crate) fn build_hash(
             velocities,
             species,
             flocks,
+            max_speed,
+            unit,
             slots,
             changed: ticks.changed_mut(),
         };

@@ -10,11 +10,13 @@ use crate::components::FlockId;
 use crate::components::{
     Acceleration, Arrive, Boid, Hunter, MaxSpeed, Obstacle, Position, PreviousPosition, Velocity,
 };
-use crate::lanes::{Coords, Lanes, Real};
+use crate::lanes::{Coords, Lanes, Real, fill};
 use crate::math::Vector;
-use crate::motion::{MAX_DT, World, delta, integrate as integrate_lanes, keep_out_of_obstacles};
+use crate::motion::{
+    MAX_DT, World, delta, integrate as integrate_lanes, keep_out_of_obstacles, previous_position,
+};
 use crate::parallel::{Changing, DENSE, Parts, for_each_part};
-use crate::simd::{Target, dispatch};
+use crate::simd::out_of_line;
 use crate::stats::FlockStats;
 use crate::systems::forces::Agents;
 use crate::systems::prepare::StepBounds;
@@ -117,78 +119,133 @@ type Slices<'s> = (
     Option<&'s mut [PreviousPosition]>,
 );
 
-dispatch! {
-    /// Integrates one part of a table, in the build for this CPU.
-    fn integrate_slices(step: &Step, movers: &Movers, slices: Slices) = integrate_slices_in;
-}
-
-/// [`integrate_slices`] as each build compiles it: eight entities at a time, then the rest one
-/// by one, through the same code.
-#[inline(always)]
-fn integrate_slices_in(_: Target, step: &Step, movers: &Movers, mut slices: Slices) {
+/// Integrates one part of a table: eight entities at a time, then the rest one by one, through
+/// the same code.
+fn integrate_slices(step: &Step, movers: &Movers, mut slices: Slices) {
     const N: usize = 8;
+    let lanes = move_lanes();
     let len = slices.0.len();
     let whole = len / N * N;
     for first in (0..whole).step_by(N) {
-        integrate_block::<N>(step, movers, first, &mut slices);
+        // SAFETY: `move_lanes` gave the build for this CPU.
+        integrate_block::<N>(step, movers, first, &mut slices, |m| unsafe { lanes(m) });
     }
     for first in whole..len {
-        integrate_block::<1>(step, movers, first, &mut slices);
+        integrate_block::<1>(step, movers, first, &mut slices, move_in_lanes);
     }
 }
 
-/// Integrates the `N` entities from `first`: [`motion::integrate`](crate::motion::integrate) in
-/// lanes, then, lane by lane, a far wrap where one is still outside the world, the obstacles'
-/// keep-out, and the writes.
+/// The lane part of integrating a block of `N` entities: where they were and what moves them,
+/// as the components hold them (one vector each), and their speed limits.
+#[derive(Clone, Copy)]
+struct MoveIn<const N: usize> {
+    position: [Vector; N],
+    velocity: [Vector; N],
+    acceleration: [Vector; N],
+    min: Lanes<N>,
+    max: Lanes<N>,
+    dt: f32,
+    bounds: SimulationBounds,
+}
+
+/// What the lane part computed: each entity's new position and velocity, the way back to its
+/// old position's nearest image (for [`PreviousPosition`]), and which lanes a lane alone must
+/// finish (far outside the world, or too far from the old position for the quick fold).
+#[derive(Clone, Copy)]
+struct MoveOut<const N: usize> {
+    position: [Vector; N],
+    velocity: [Vector; N],
+    back: [Vector; N],
+    /// Lanes to finish alone.
+    fix: [bool; N],
+    outside: [bool; N],
+}
+
+/// [`motion::integrate`](crate::motion::integrate) and the way back, in lanes: the vectors
+/// turned into lanes and back here, where the build's vector instructions can shuffle them.
+#[inline(always)]
+fn move_in_lanes<const N: usize>(m: &MoveIn<N>) -> MoveOut<N> {
+    let world = World::<Lanes<N>>::new(&m.bounds);
+    let dt = Lanes::splat(m.dt);
+    let limits = (m.min, m.max);
+    let old = Coords::<Lanes<N>>::from_fn(|l| m.position[l]);
+    let velocity = Coords::from_fn(|l| m.velocity[l]);
+    let acceleration = Coords::from_fn(|l| m.acceleration[l]);
+    let (position, velocity, outside) =
+        integrate_lanes(old, velocity, acceleration, dt, limits, &world);
+    let (back, general) = delta(old, position, &world);
+    let fix = outside | general;
+    MoveOut {
+        position: fill(Vector::ZERO, |l| position.lane(l)),
+        velocity: fill(Vector::ZERO, |l| velocity.lane(l)),
+        back: fill(Vector::ZERO, |l| back.lane(l)),
+        fix: fill(false, |l| fix.lane(l)),
+        outside: fill(false, |l| outside.lane(l)),
+    }
+}
+
+out_of_line! {
+    /// [`move_in_lanes`] for eight entities, in the build for this CPU, out of line.
+    fn move_lanes(m: &MoveIn<8>) -> MoveOut<8> = move_in_lanes(m);
+}
+
+/// Integrates the `N` entities from `first`: the lane part (`lanes`, [`move_in_lanes`]), then,
+/// lane by lane, a far wrap where one is still outside the world, the obstacles' keep-out, and
+/// the writes.
 #[inline(always)]
 fn integrate_block<const N: usize>(
     step: &Step,
     movers: &Movers,
     first: usize,
     (p, v, a, previous): &mut Slices,
+    lanes: impl Fn(&MoveIn<N>) -> MoveOut<N>,
 ) {
     let bounds = step.bounds;
-    let world = World::<Lanes<N>>::new(bounds);
-    let old = Coords::<Lanes<N>>::from_fn(|l| p[first + l].0);
-    let velocity = Coords::from_fn(|l| v[first + l].0);
-    let acceleration = Coords::from_fn(|l| a[first + l].0);
     let flocks = &movers.flocks[first..first + N];
     let uniform = movers.max_speed.is_none() && flocks.iter().all(|f| *f == flocks[0]);
-    let limits: [(f32, f32); N] = core::array::from_fn(|l| {
+    let limits: [(f32, f32); N] = fill((0.0, 0.0), |l| {
         let row = step.table.row(flocks[if uniform { 0 } else { l }]);
         let own = movers.max_speed.map(|m| m[first + l].0);
         row.speed_limits(own, movers.can_stop)
     });
-    let min = Lanes::from_fn(|l| limits[l].0);
-    let max = Lanes::from_fn(|l| limits[l].1);
-    let dt = Lanes::splat(step.dt);
-    let (moved, turned, outside) =
-        integrate_lanes(old, velocity, acceleration, dt, (min, max), &world);
+    let input = MoveIn {
+        position: fill(Vector::ZERO, |l| p[first + l].0),
+        velocity: fill(Vector::ZERO, |l| v[first + l].0),
+        acceleration: fill(Vector::ZERO, |l| a[first + l].0),
+        min: Lanes::from_fn(|l| limits[l].0),
+        max: Lanes::from_fn(|l| limits[l].1),
+        dt: step.dt,
+        bounds: *bounds,
+    };
+    let out = lanes(&input);
+    let obstacles = !step.obstacles.is_empty();
     for l in 0..N {
-        let (mut np, mut nv) = (moved.lane(l), turned.lane(l));
-        if outside.lane(l) {
-            // Rare: far outside the world (put there by hand), back in by a remainder.
-            np = bounds.wrap_point(old.lane(l) + nv * step.dt);
+        let i = first + l;
+        let (mut np, mut nv) = (out.position[l], out.velocity[l]);
+        if !(obstacles | out.fix[l]) {
+            // Nearly always.
+            p[i].0 = np;
+            v[i].0 = nv;
+            a[i].0 = Vector::ZERO;
+            if let Some(previous) = previous.as_deref_mut() {
+                previous[i] = PreviousPosition(Some(np - out.back[l]));
+            }
+            continue;
         }
-        if !step.obstacles.is_empty() {
+        let old = input.position[l];
+        if out.outside[l] {
+            // Rare: far outside the world (put there by hand), back in by a remainder.
+            np = bounds.wrap_point(old + nv * step.dt);
+        }
+        if obstacles {
             (np, nv) = keep_out_of_obstacles(np, nv, limits[l].0, step.obstacles, bounds);
         }
-        p[first + l].0 = np;
-        v[first + l].0 = nv;
-        a[first + l].0 = Vector::ZERO;
-    }
-    if let Some(previous) = previous.as_deref_mut() {
-        // The old position's image nearest the new one (across the seam if it wrapped).
-        let new = Coords::<Lanes<N>>::from_fn(|l| p[first + l].0);
-        let (d, general) = delta(old, new, &world);
-        for l in 0..N {
-            let (from, to) = (old.lane(l), new.lane(l));
-            let d = if general.lane(l) {
-                bounds.delta(from, to)
-            } else {
-                d.lane(l)
-            };
-            previous[first + l] = PreviousPosition(Some(to - d));
+        p[i].0 = np;
+        v[i].0 = nv;
+        a[i].0 = Vector::ZERO;
+        if let Some(previous) = previous.as_deref_mut() {
+            // The old position's image nearest the new one (across the seam if it wrapped).
+            previous[i] = PreviousPosition(Some(previous_position(old, np, bounds)));
         }
     }
 }
