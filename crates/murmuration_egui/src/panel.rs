@@ -8,8 +8,9 @@ use murmuration_render::{
     ColourMode, FlockControls, FlockLook, HELP, InputBlocked, PointerRole, ViewInsets,
 };
 use murmuration_sim::{
-    CatchRules, CatchStats, Edges, Flock, FlockMetrics, FlockParams, FlockPopulation, FlockShape,
-    FlockStats, NeighbourMode, Population, SimulationBounds, SimulationControl,
+    Boid, CatchRules, CatchStats, Edges, Flock, FlockMetrics, FlockParams, FlockPopulation,
+    FlockShape, FlockStats, InFlock, NeighbourMode, Population, SimulationBounds,
+    SimulationControl,
 };
 
 use crate::actions::{ActivePreset, PanelAction, Preset};
@@ -69,6 +70,8 @@ pub(crate) struct Edited<'w, 's> {
         ),
     >,
     picked: ResMut<'w, PanelFlock>,
+    /// Boids of the default flock (in no `Flock`).
+    default_flock: Query<'w, 's, (), (With<Boid>, Without<InFlock>)>,
     bounds: ResMut<'w, SimulationBounds>,
     look: ResMut<'w, FlockLook>,
     controls: ResMut<'w, FlockControls>,
@@ -239,16 +242,24 @@ fn shape(ui: &mut Ui, m: &FlockMetrics) {
     });
 }
 
-/// The flock list, where there are flocks to pick from: the default flock and every [`Flock`].
+/// The flock list, where there are flocks to pick from: every [`Flock`], and the default flock
+/// while it has boids. A world whose boids all fly in flocks starts on the first flock.
 fn pick_flock(ui: &mut Ui, edited: &mut Edited) {
     if edited.flocks.is_empty() {
         return;
     }
-    // A picked flock that is gone: back to the default one.
-    if let Some(e) = edited.picked.0
-        && edited.flocks.get(e).is_err()
-    {
-        edited.picked.0 = None;
+    let default_in_use = !edited.default_flock.is_empty() || edited.population.is_some();
+    // A picked flock that is gone, or the default flock with nobody in it: the first there is.
+    let gone = edited
+        .picked
+        .0
+        .is_some_and(|e| edited.flocks.get(e).is_err());
+    if gone || (edited.picked.0.is_none() && !default_in_use) {
+        edited.picked.0 = if default_in_use {
+            None
+        } else {
+            edited.flocks.iter().next().map(|(e, ..)| e)
+        };
     }
     let name = |edited: &Edited, e: Option<Entity>| match e.and_then(|e| edited.flocks.get(e).ok())
     {
@@ -256,20 +267,26 @@ fn pick_flock(ui: &mut Ui, edited: &mut Edited) {
         None => "default flock".to_string(),
     };
     let mut choice = edited.picked.0;
-    let mut options: Vec<(Option<Entity>, String)> = vec![(None, name(edited, None))];
+    let mut options: Vec<(Option<Entity>, String)> = Vec::new();
+    if default_in_use {
+        options.push((None, name(edited, None)));
+    }
     options.extend(
         edited
             .flocks
             .iter()
             .map(|(e, name, ..)| (Some(e), name.as_str().to_string())),
     );
-    egui::ComboBox::from_label("edits")
-        .selected_text(name(edited, choice))
-        .show_ui(ui, |ui| {
-            for (value, label) in options {
-                ui.selectable_value(&mut choice, value, label);
-            }
-        });
+    ui.horizontal(|ui| {
+        ui.label("Flock");
+        egui::ComboBox::from_id_salt("murmuration_flock")
+            .selected_text(name(edited, choice))
+            .show_ui(ui, |ui| {
+                for (value, label) in options {
+                    ui.selectable_value(&mut choice, value, label);
+                }
+            });
+    });
     if choice != edited.picked.0 {
         edited.picked.0 = choice;
     }

@@ -203,11 +203,15 @@ fn integrate_block<const N: usize>(
     let bounds = step.bounds;
     let flocks = &movers.flocks[first..first + N];
     let uniform = movers.max_speed.is_none() && flocks.iter().all(|f| *f == flocks[0]);
-    let limits: [(f32, f32); N] = fill((0.0, 0.0), |l| {
-        let row = step.table.row(flocks[if uniform { 0 } else { l }]);
+    let limit = |l: usize| {
         let own = movers.max_speed.map(|m| m[first + l].0);
-        row.speed_limits(own, movers.can_stop)
-    });
+        step.table.row(flocks[l]).speed_limits(own, movers.can_stop)
+    };
+    let limits: [(f32, f32); N] = if uniform {
+        [limit(0); N]
+    } else {
+        fill((0.0, 0.0), limit)
+    };
     let input = MoveIn {
         position: fill(Vector::ZERO, |l| p[first + l].0),
         velocity: fill(Vector::ZERO, |l| v[first + l].0),
@@ -219,11 +223,24 @@ fn integrate_block<const N: usize>(
     };
     let out = lanes(&input);
     let obstacles = !step.obstacles.is_empty();
+    if !obstacles && !out.fix.contains(&true) {
+        // Nearly always: the whole block written as it is, without a branch per entity.
+        for l in 0..N {
+            p[first + l].0 = out.position[l];
+            v[first + l].0 = out.velocity[l];
+            a[first + l].0 = Vector::ZERO;
+        }
+        if let Some(previous) = previous.as_deref_mut() {
+            for l in 0..N {
+                previous[first + l] = PreviousPosition(Some(out.position[l] - out.back[l]));
+            }
+        }
+        return;
+    }
     for l in 0..N {
         let i = first + l;
         let (mut np, mut nv) = (out.position[l], out.velocity[l]);
         if !(obstacles | out.fix[l]) {
-            // Nearly always.
             p[i].0 = np;
             v[i].0 = nv;
             a[i].0 = Vector::ZERO;
