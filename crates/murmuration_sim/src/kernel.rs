@@ -20,7 +20,7 @@ use core::ops::Range;
 
 use crate::behaviours::tie_break;
 use crate::hash::{Arrays, BLOCK_ROWS, KNearest, SpatialHash};
-use crate::lanes::{Coords, KeyLanes, Lanes, Real, fill};
+use crate::lanes::{Coords, KeyLanes, Lanes, MaskLanes, Real, fill};
 use crate::math::{DIM, IVector, Vector};
 use crate::neighbours::{observer_of, walk_sums};
 use crate::params::NeighbourMode;
@@ -282,24 +282,26 @@ fn lane_sums<const N: usize, const VIEW: u8>(
 /// One observer's [`lane_sums`], added up: its sums, and the candidates on its very spot.
 #[inline(always)]
 fn observer_totals<const VIEW: u8>(
-    o: &Observer<Lanes<LANES>>,
+    o: &Observer<f32>,
     gathered: &Gathered,
 ) -> (NeighbourSums<f32>, f32) {
-    let (sums, coincident) = lane_sums::<LANES, VIEW>(o, gathered);
+    let o = splat_observer::<LANES>(o);
+    let (sums, coincident) = lane_sums::<LANES, VIEW>(&o, gathered);
     // NOTE: the totals behind a barrier: with the loop's sums flowing straight into them, LLVM's
     // vectoriser took the loop apart lane by lane (3 to 6x slower).
     let (sums, coincident) = core::hint::black_box((sums, coincident));
     (sums.total(), coincident.total())
 }
 
-/// Two observers' [`lane_sums`] side by side (`o` holds them in lanes 0-7 and 8-15), each added
-/// up as its own eight lanes would be.
+/// Two observers' [`lane_sums`] side by side (in lanes 0-7 and 8-15), each added up as its own
+/// eight lanes would be.
 #[inline(always)]
 fn pair_totals<const VIEW: u8>(
-    o: &Observer<Lanes<16>>,
+    o: &[Observer<f32>; 2],
     gathered: &Gathered,
 ) -> [(NeighbourSums<f32>, f32); 2] {
-    let (sums, coincident) = lane_sums::<16, VIEW>(o, gathered);
+    let o = pair_observer(o);
+    let (sums, coincident) = lane_sums::<16, VIEW>(&o, gathered);
     // NOTE: behind a barrier, as in `observer_totals`.
     let (sums, coincident) = core::hint::black_box((sums, coincident));
     let [a, b] = sums.totals_of_halves();
@@ -308,10 +310,10 @@ fn pair_totals<const VIEW: u8>(
 }
 
 /// A lane loop for one observer: [`observer_totals`] for one field-of-view kind, in one build.
-type SingleLoop = unsafe fn(&Observer<Lanes<LANES>>, &Gathered) -> (NeighbourSums<f32>, f32);
+type SingleLoop = unsafe fn(&Observer<f32>, &Gathered) -> (NeighbourSums<f32>, f32);
 
 /// A lane loop for two observers: [`pair_totals`] for one field-of-view kind, in one build.
-type PairLoop = unsafe fn(&Observer<Lanes<16>>, &Gathered) -> [(NeighbourSums<f32>, f32); 2];
+type PairLoop = unsafe fn(&[Observer<f32>; 2], &Gathered) -> [(NeighbourSums<f32>, f32); 2];
 
 /// The lane loops of one build, for each field-of-view kind ([`VIEW_ALL`], [`VIEW_NARROW`],
 /// [`VIEW_WIDE`]): one observer at a time, and two side by side where the build has 512-bit
@@ -343,7 +345,7 @@ impl LaneLoops {
         /// # Safety
         /// None: `unsafe` only to share the type of the builds that need their CPU features.
         unsafe fn single<const VIEW: u8>(
-            o: &Observer<Lanes<LANES>>,
+            o: &Observer<f32>,
             g: &Gathered,
         ) -> (NeighbourSums<f32>, f32) {
             observer_totals::<VIEW>(o, g)
@@ -353,7 +355,7 @@ impl LaneLoops {
         /// # Safety
         /// None, as for `single`.
         unsafe fn pair<const VIEW: u8>(
-            o: &Observer<Lanes<16>>,
+            o: &[Observer<f32>; 2],
             g: &Gathered,
         ) -> [(NeighbourSums<f32>, f32); 2] {
             pair_totals::<VIEW>(o, g)
@@ -370,12 +372,7 @@ impl LaneLoops {
 
     /// The sums of `o` over `gathered`, with its field of view `view`.
     #[inline(always)]
-    fn single(
-        &self,
-        view: u8,
-        o: &Observer<Lanes<LANES>>,
-        g: &Gathered,
-    ) -> (NeighbourSums<f32>, f32) {
+    fn single(&self, view: u8, o: &Observer<f32>, g: &Gathered) -> (NeighbourSums<f32>, f32) {
         // SAFETY: the loops are this build's, which `get` picked for this CPU (or the portable
         // ones, which need nothing).
         unsafe { self.single[usize::from(view.min(VIEW_WIDE))](o, g) }
@@ -386,7 +383,7 @@ impl LaneLoops {
     fn pair(
         &self,
         view: u8,
-        o: &Observer<Lanes<16>>,
+        o: &[Observer<f32>; 2],
         g: &Gathered,
     ) -> [(NeighbourSums<f32>, f32); 2] {
         let pairs = self.pairs.expect("a build that pairs observers");
@@ -405,7 +402,7 @@ simd_targets! {
         #[multiversion::inherit_target]
         #[inline(never)]
         unsafe fn single<const VIEW: u8>(
-            o: &Observer<Lanes<LANES>>,
+            o: &Observer<f32>,
             g: &Gathered,
         ) -> (NeighbourSums<f32>, f32) {
             observer_totals::<VIEW>(o, g)
@@ -417,7 +414,7 @@ simd_targets! {
         #[multiversion::inherit_target]
         #[inline(never)]
         unsafe fn pair<const VIEW: u8>(
-            o: &Observer<Lanes<16>>,
+            o: &[Observer<f32>; 2],
             g: &Gathered,
         ) -> [(NeighbourSums<f32>, f32); 2] {
             pair_totals::<VIEW>(o, g)
@@ -430,46 +427,59 @@ simd_targets! {
     }
 }
 
-/// An observer as [`Lanes`]: the boid in `slot`, every lane alike.
+/// An observer in every lane of `N`.
 #[inline(always)]
-fn observer<const N: usize>(
-    hash: &SpatialHash,
-    table: &FlockTable,
-    slot: usize,
-) -> Observer<Lanes<N>> {
-    let row = table.row(hash.flock_of(slot));
-    Observer::new(
-        Coords::from_vector(hash.position(slot)),
-        Coords::from_vector(hash.velocity(slot)),
-        Lanes::<N>::splat_key(hash.key_of(slot)),
-        Lanes::splat(row.perception2),
-        Lanes::splat(row.separation2),
-        Lanes::splat(row.view_cos2),
-    )
+fn splat_observer<const N: usize>(o: &Observer<f32>) -> Observer<Lanes<N>> {
+    let coords = |c: Coords<f32>| Coords(fill(Lanes([0.0; N]), |axis| Lanes::splat(c.0[axis])));
+    Observer {
+        position: coords(o.position),
+        velocity: coords(o.velocity),
+        key: Lanes::<N>::splat_key(o.key),
+        perception2: Lanes::splat(o.perception2),
+        separation2: Lanes::splat(o.separation2),
+        cos2_v2: Lanes::splat(o.cos2_v2),
+    }
 }
 
-/// Two observers side by side: `a` in lanes 0-7, `b` in lanes 8-15.
+/// Two observers side by side: the first in lanes 0-7, the second in lanes 8-15.
 #[inline(always)]
-fn pair(a: &Observer<Lanes<LANES>>, b: &Observer<Lanes<LANES>>) -> Observer<Lanes<16>> {
-    let join = |x: Lanes<LANES>, y: Lanes<LANES>| {
-        Lanes::from_fn(|l| if l < LANES { x.0[l] } else { y.0[l - LANES] })
-    };
-    let both = |x: Coords<Lanes<LANES>>, y: Coords<Lanes<LANES>>| {
+fn pair_observer([a, b]: &[Observer<f32>; 2]) -> Observer<Lanes<16>> {
+    let first = MaskLanes::<16>(fill(0, |l| if l < LANES { !0 } else { 0 }));
+    let join = |x: f32, y: f32| Lanes::select(first, Lanes::splat(x), Lanes::splat(y));
+    let coords = |x: Coords<f32>, y: Coords<f32>| {
         Coords(fill(Lanes([0.0; 16]), |axis| join(x.0[axis], y.0[axis])))
     };
     Observer {
-        position: both(a.position, b.position),
-        velocity: both(a.velocity, b.velocity),
-        key: KeyLanes(fill(0, |l| {
-            if l < LANES {
-                a.key.0[l]
-            } else {
-                b.key.0[l - LANES]
-            }
-        })),
+        position: coords(a.position, b.position),
+        velocity: coords(a.velocity, b.velocity),
+        key: KeyLanes(fill(0, |l| if l < LANES { a.key } else { b.key })),
         perception2: join(a.perception2, b.perception2),
         separation2: join(a.separation2, b.separation2),
         cos2_v2: join(a.cos2_v2, b.cos2_v2),
+    }
+}
+
+/// What the kernel reuses from one run of slots to the next: the gathered block (22 kB, set up
+/// once, not per run), the block's runs, and the neighbour walk's list.
+pub(crate) struct Scratch {
+    gathered: Gathered,
+    block: Block,
+    nearest: KNearest,
+}
+
+impl Scratch {
+    /// A scratch for a part of a pass.
+    pub fn new() -> Self {
+        Self {
+            gathered: Gathered::new(),
+            block: Block::default(),
+            nearest: KNearest::new(0),
+        }
+    }
+
+    /// The list a neighbour walk keeps its nearest in.
+    pub fn nearest(&mut self) -> &mut KNearest {
+        &mut self.nearest
     }
 }
 
@@ -482,6 +492,7 @@ dispatch! {
         table: &FlockTable,
         first: usize,
         out: &mut [NeighbourSums<f32>],
+        scratch: &mut Scratch,
     ) -> PassCounts = slot_sums_in;
 }
 
@@ -492,8 +503,9 @@ pub(crate) fn slot_sums_in(
     table: &FlockTable,
     first: usize,
     out: &mut [NeighbourSums<f32>],
+    scratch: &mut Scratch,
 ) -> PassCounts {
-    slot_sums_with(&LaneLoops::get(), hash, table, first, out)
+    slot_sums_with(&LaneLoops::get(), hash, table, first, out, scratch)
 }
 
 /// [`slot_sums`] with the lane loops `loops`.
@@ -504,11 +516,14 @@ fn slot_sums_with(
     table: &FlockTable,
     first: usize,
     out: &mut [NeighbourSums<f32>],
+    scratch: &mut Scratch,
 ) -> PassCounts {
     let mut counts = PassCounts::default();
-    let mut gathered = Gathered::new();
-    let mut block = Block::default();
-    let mut nearest = KNearest::new(0);
+    let Scratch {
+        gathered,
+        block,
+        nearest,
+    } = scratch;
     let end = first + out.len();
     let mut slot = first;
     // Cell by cell: a cell's slots are contiguous, so its block is found and gathered once.
@@ -520,19 +535,19 @@ fn slot_sums_with(
         debug_assert!(cell_end > slot, "slot {slot} is not in its cell {cell}");
         let cell_end = cell_end.max(slot + 1);
         block.find(hash, p, cell);
-        gathered.fill(&hash.arrays(), &block);
+        gathered.fill(&hash.arrays(), block);
         let mut next = slot;
         while next < cell_end {
             let row = table.row(hash.flock_of(next));
             if row.neighbour_mode != NeighbourMode::Radius {
-                let (sums, candidates) = walk_sums(hash, table, None, next, &mut nearest);
+                let (sums, candidates) = walk_sums(hash, table, None, next, nearest);
                 counts.candidates += candidates;
                 counts.neighbours += u64::from(sums.neighbour_count());
                 out[next - first] = sums;
                 next += 1;
                 continue;
             }
-            let a = observer::<LANES>(hash, table, next);
+            let a = observer_of(hash, table, next);
             let b_row = (next + 1 < cell_end).then(|| table.row(hash.flock_of(next + 1)));
             // NOTE: two at a time only where a register holds both: where it does not (AVX2),
             // a pair is two passes' work in one loop, with more registers than the CPU has.
@@ -541,19 +556,19 @@ fn slot_sums_with(
                     b.neighbour_mode == NeighbourMode::Radius && b.view == row.view
                 });
             if paired {
-                let b = observer::<LANES>(hash, table, next + 1);
-                let totals = loops.pair(row.view, &pair(&a, &b), &gathered);
+                let b = observer_of(hash, table, next + 1);
+                let totals = loops.pair(row.view, &[a, b], gathered);
                 for (k, (sums, coincident)) in totals.into_iter().enumerate() {
                     let at = next + k;
-                    let s = observer_sums(hash, table, at, &block, &gathered, sums, coincident);
+                    let s = observer_sums(hash, table, at, block, gathered, sums, coincident);
                     counts.candidates += gathered.len as u64;
                     counts.neighbours += u64::from(s.neighbour_count());
                     out[next + k - first] = s;
                 }
                 next += 2;
             } else {
-                let (totals, coincident) = loops.single(row.view, &a, &gathered);
-                let s = observer_sums(hash, table, next, &block, &gathered, totals, coincident);
+                let (totals, coincident) = loops.single(row.view, &a, gathered);
+                let s = observer_sums(hash, table, next, block, gathered, totals, coincident);
                 counts.candidates += gathered.len as u64;
                 counts.neighbours += u64::from(s.neighbour_count());
                 out[next - first] = s;
@@ -698,7 +713,7 @@ mod tests {
     fn the_kernel_matches_the_neighbour_walk() {
         for_each_case(|hash, table| {
             let mut got = vec![NeighbourSums::zero(); hash.len()];
-            let counts = slot_sums(hash, table, 0, &mut got);
+            let counts = slot_sums(hash, table, 0, &mut got, &mut Scratch::new());
             let mut nearest = KNearest::new(0);
             let mut neighbours = 0;
             for (slot, got) in got.iter().enumerate() {
@@ -782,7 +797,7 @@ mod tests {
             let builds = [
                 (
                     "dispatched",
-                    run(&|out| Some(slot_sums(hash, table, 0, out))),
+                    run(&|out| Some(slot_sums(hash, table, 0, out, &mut Scratch::new()))),
                 ),
                 (
                     "portable",
@@ -793,6 +808,7 @@ mod tests {
                             table,
                             0,
                             out,
+                            &mut Scratch::new(),
                         ))
                     }),
                 ),
@@ -805,6 +821,7 @@ mod tests {
                             table,
                             0,
                             out,
+                            &mut Scratch::new(),
                         ))
                     }),
                 ),
@@ -813,7 +830,13 @@ mod tests {
                     "from slot 1",
                     run(&|out| {
                         out[0] = want.0[0];
-                        Some(slot_sums(hash, table, 1, &mut out[1..]))
+                        Some(slot_sums(
+                            hash,
+                            table,
+                            1,
+                            &mut out[1..],
+                            &mut Scratch::new(),
+                        ))
                     }),
                 ),
             ];

@@ -10,8 +10,8 @@ use core::ops::Range;
 
 use crate::bounds::SimulationBounds;
 use crate::components::FlockId;
-use crate::hash::{KNearest, SpatialHash, UNIT_KEY};
-use crate::kernel::{PassCounts, slot_sums};
+use crate::hash::{SpatialHash, UNIT_KEY};
+use crate::kernel::{PassCounts, Scratch, slot_sums};
 use crate::lanes::{Coords, Lanes, MaskLanes, Real, fill};
 use crate::math::Vector;
 use crate::neighbours::{NeighbourSearch, walk_sums};
@@ -47,7 +47,9 @@ pub fn neighbour_sums(
     // Only sized, not cleared: the pass writes every slot.
     out.resize(n, NeighbourSums::zero());
     let sums = Sums::new(hash, table, bounds, search);
-    let part = |(slots, out): (Range<usize>, &mut [NeighbourSums<f32>])| sums.of(slots, out);
+    let part = |(slots, out): (Range<usize>, &mut [NeighbourSums<f32>])| {
+        sums.of(slots, out, &mut Scratch::new())
+    };
     fold_parts((0..n, &mut out[..]), PARTS, part, PassCounts::plus)
 }
 
@@ -68,10 +70,11 @@ pub fn flocking_forces(
     let part = |(slots, out): (Range<usize>, &mut [Vector])| {
         let lanes = (flocking_lanes(), unit_lanes());
         let mut buffer = [NeighbourSums::zero(); CHUNK];
+        let mut scratch = Scratch::new();
         let mut counts = PassCounts::default();
         for (first, out) in slots.step_by(CHUNK).zip(out.chunks_mut(CHUNK)) {
             let sums_of = &mut buffer[..out.len()];
-            counts = counts.plus(sums.of(first..first + out.len(), sums_of));
+            counts = counts.plus(sums.of(first..first + out.len(), sums_of, &mut scratch));
             forces(hash, table, first, sums_of, out, lanes);
         }
         counts
@@ -109,16 +112,20 @@ impl<'a> Sums<'a> {
         }
     }
 
-    /// The sums of `slots` into `out`, and what they counted.
-    fn of(&self, slots: Range<usize>, out: &mut [NeighbourSums<f32>]) -> PassCounts {
+    /// The sums of `slots` into `out`, and what they counted, with the part's `scratch`.
+    fn of(
+        &self,
+        slots: Range<usize>,
+        out: &mut [NeighbourSums<f32>],
+        scratch: &mut Scratch,
+    ) -> PassCounts {
         if !self.walk {
-            return slot_sums(self.hash, self.table, slots.start, out);
+            return slot_sums(self.hash, self.table, slots.start, out, scratch);
         }
         let mut counts = PassCounts::default();
-        let mut nearest = KNearest::new(0);
+        let nearest = scratch.nearest();
         for (slot, sums) in slots.zip(out) {
-            let (s, candidates) =
-                walk_sums(self.hash, self.table, self.brute_force, slot, &mut nearest);
+            let (s, candidates) = walk_sums(self.hash, self.table, self.brute_force, slot, nearest);
             counts.candidates += candidates;
             counts.neighbours += u64::from(s.neighbour_count());
             *sums = s;
