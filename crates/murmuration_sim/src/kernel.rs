@@ -12,23 +12,28 @@
 //! on the CPU. Where the build has 512-bit vectors (AVX-512), two boids of a cell run side by
 //! side, one in each half of [`Lanes<16>`], with the same bits each.
 //!
-//! The lane loops ([`lane_sums`], one per field-of-view kind, alone or in pairs) are functions
-//! of their own, built per target and called through pointers ([`LaneLoops`]): see
-//! [`simd`](crate::simd) for why.
+//! An observer's lanes are not added up on their own: they wait until eight observers (eight
+//! slots in a row) have theirs, and the eight are added up at once ([`Lanes::totals`]), which
+//! leaves lane `k` of each sum with observer `k`'s total: the [`NeighbourSums`] of eight boids
+//! in lanes, as the forces take them.
+//!
+//! The lane loops ([`lane_sums`], one per field-of-view kind, alone or in pairs) and the totals
+//! are functions of their own, built per target and called through pointers ([`LaneLoops`]):
+//! see [`simd`](crate::simd) for why.
 
 use core::ops::Range;
 
 use crate::behaviours::tie_break;
 use crate::hash::{Arrays, BLOCK_ROWS, KNearest, SpatialHash};
-use crate::lanes::{Coords, KeyLanes, Lanes, MaskLanes, Real, fill};
+use crate::lanes::{Coords, KeyLanes, Lanes, Real, fill};
 use crate::math::{DIM, IVector, Vector};
 use crate::neighbours::{observer_of, walk_sums};
 use crate::params::NeighbourMode;
 use crate::rules::{
-    self, Candidate, NeighbourSums, Observer, VIEW_ALL, VIEW_NARROW, VIEW_WIDE,
+    self, Candidate, NeighbourSums, Observer, SUM_FIELDS, VIEW_ALL, VIEW_NARROW, VIEW_WIDE,
     accumulate_coincident,
 };
-use crate::simd::{dispatch, portable, simd_targets};
+use crate::simd::{dispatch, portable, simd_targets, totals_avx};
 use crate::table::FlockTable;
 
 /// Candidates tested side by side: one AVX2 register. Fixed whatever the CPU, so that every
@@ -259,6 +264,14 @@ impl Block {
     }
 }
 
+/// One observer's sums still in lanes, as its lane loop leaves them: the fields of its
+/// [`NeighbourSums`], then how many candidates stood on its very spot (itself among them), each
+/// a [`Lanes`] of [`LANES`].
+pub(crate) type Raw = [Lanes<LANES>; RAW_FIELDS];
+
+/// The fields of a [`Raw`]: every sum, and the count of candidates on the observer's spot.
+const RAW_FIELDS: usize = SUM_FIELDS + 1;
+
 /// The sums of `o` over every chunk of `gathered`, still in lanes, and how many candidates
 /// stood on its very spot (itself among them).
 #[inline(always)]
@@ -279,45 +292,67 @@ fn lane_sums<const N: usize, const VIEW: u8>(
     (sums, coincident)
 }
 
-/// One observer's [`lane_sums`], added up: its sums, and the candidates on its very spot.
+/// One observer's [`lane_sums`], into `out`.
 #[inline(always)]
-fn observer_totals<const VIEW: u8>(
-    o: &Observer<f32>,
-    gathered: &Gathered,
-) -> (NeighbourSums<f32>, f32) {
+fn observer_lanes<const VIEW: u8>(o: &Observer<f32>, gathered: &Gathered, out: &mut Raw) {
     let o = splat_observer::<LANES>(o);
     let (sums, coincident) = lane_sums::<LANES, VIEW>(&o, gathered);
-    // NOTE: the totals behind a barrier: with the loop's sums flowing straight into them, LLVM's
-    // vectoriser took the loop apart lane by lane (3 to 6x slower).
-    let (sums, coincident) = core::hint::black_box((sums, coincident));
-    (sums.total(), coincident.total())
+    let fields = sums.fields();
+    *out = fill(coincident, |f| {
+        if f < SUM_FIELDS {
+            fields[f]
+        } else {
+            coincident
+        }
+    });
 }
 
-/// Two observers' [`lane_sums`] side by side (in lanes 0-7 and 8-15), each added up as its own
-/// eight lanes would be.
+/// Two observers' [`lane_sums`] side by side (in lanes 0-7 and 8-15), each into its own `out`.
 #[inline(always)]
-fn pair_totals<const VIEW: u8>(
-    o: &[Observer<f32>; 2],
-    gathered: &Gathered,
-) -> [(NeighbourSums<f32>, f32); 2] {
+fn pair_lanes<const VIEW: u8>(o: &[Observer<f32>; 2], gathered: &Gathered, out: &mut [Raw; 2]) {
     let o = pair_observer(o);
     let (sums, coincident) = lane_sums::<16, VIEW>(&o, gathered);
-    // NOTE: behind a barrier, as in `observer_totals`.
-    let (sums, coincident) = core::hint::black_box((sums, coincident));
-    let [a, b] = sums.totals_of_halves();
-    let [ca, cb] = coincident.half_totals();
-    [(a, ca), (b, cb)]
+    let fields = sums.fields();
+    for (h, out) in out.iter_mut().enumerate() {
+        *out = fill(coincident.halves()[h], |f| {
+            if f < SUM_FIELDS {
+                fields[f].halves()[h]
+            } else {
+                coincident.halves()[h]
+            }
+        });
+    }
 }
 
-/// A lane loop for one observer: [`observer_totals`] for one field-of-view kind, in one build.
-type SingleLoop = unsafe fn(&Observer<f32>, &Gathered) -> (NeighbourSums<f32>, f32);
+/// Eight observers' [`Raw`] lanes added up: lane `k` of each field is observer `k`'s total, in
+/// [`Lanes::total`]'s order.
+/// With AVX's shuffles ([`totals_avx`]) where `AVX`, which the caller's build must have.
+#[inline(always)]
+fn raw_totals<const AVX: bool>(raw: &[Raw; LANES]) -> Raw {
+    // NOTE: a loop, not `fill`: see `Lanes::totals`.
+    let mut out = [Lanes([0.0; LANES]); RAW_FIELDS];
+    for (f, out) in out.iter_mut().enumerate() {
+        let [a, b, c, d, e, g, h, i] = raw;
+        let rows = [a[f], b[f], c[f], d[f], e[f], g[f], h[f], i[f]];
+        *out = if AVX {
+            // SAFETY: the caller's build has AVX.
+            unsafe { totals_avx(&rows) }
+        } else {
+            Lanes::totals(&rows)
+        };
+    }
+    out
+}
 
-/// A lane loop for two observers: [`pair_totals`] for one field-of-view kind, in one build.
-type PairLoop = unsafe fn(&[Observer<f32>; 2], &Gathered) -> [(NeighbourSums<f32>, f32); 2];
+/// A lane loop for one observer: [`observer_lanes`] for one field-of-view kind, in one build.
+type SingleLoop = unsafe fn(&Observer<f32>, &Gathered, &mut Raw);
 
-/// The lane loops of one build, for each field-of-view kind ([`VIEW_ALL`], [`VIEW_NARROW`],
-/// [`VIEW_WIDE`]): one observer at a time, and two side by side where the build has 512-bit
-/// vectors.
+/// A lane loop for two observers: [`pair_lanes`] for one field-of-view kind, in one build.
+type PairLoop = unsafe fn(&[Observer<f32>; 2], &Gathered, &mut [Raw; 2]);
+
+/// The lane code of one build: the loops for each field-of-view kind ([`VIEW_ALL`],
+/// [`VIEW_NARROW`], [`VIEW_WIDE`]), one observer at a time, and two side by side where the build
+/// has 512-bit vectors; and [`raw_totals`].
 // NOTE: each a function of its own, called once per observer, not inlined into the cell walk:
 // inlined there (one function with every kind, the block copy and the walk), LLVM's vectoriser
 // gave up on the lanes and did them one by one, 2.5x slower than out of line.
@@ -325,6 +360,7 @@ type PairLoop = unsafe fn(&[Observer<f32>; 2], &Gathered) -> [(NeighbourSums<f32
 struct LaneLoops {
     single: [SingleLoop; 3],
     pairs: Option<[PairLoop; 3]>,
+    totals: unsafe fn(&[Raw; LANES]) -> Raw,
 }
 
 impl LaneLoops {
@@ -340,25 +376,26 @@ impl LaneLoops {
     /// The portable build's loops, pairing observers if `pairs` (which the portable build never
     /// does on its own, but a test can ask for, to check the pairing on any CPU).
     fn portable(pairs: bool) -> Self {
-        /// [`observer_totals`] in the baseline build.
+        /// [`observer_lanes`] in the baseline build.
         ///
         /// # Safety
         /// None: `unsafe` only to share the type of the builds that need their CPU features.
-        unsafe fn single<const VIEW: u8>(
-            o: &Observer<f32>,
-            g: &Gathered,
-        ) -> (NeighbourSums<f32>, f32) {
-            observer_totals::<VIEW>(o, g)
+        unsafe fn single<const VIEW: u8>(o: &Observer<f32>, g: &Gathered, out: &mut Raw) {
+            observer_lanes::<VIEW>(o, g, out);
         }
-        /// [`pair_totals`] in the baseline build.
+        /// [`pair_lanes`] in the baseline build.
         ///
         /// # Safety
         /// None, as for `single`.
-        unsafe fn pair<const VIEW: u8>(
-            o: &[Observer<f32>; 2],
-            g: &Gathered,
-        ) -> [(NeighbourSums<f32>, f32); 2] {
-            pair_totals::<VIEW>(o, g)
+        unsafe fn pair<const VIEW: u8>(o: &[Observer<f32>; 2], g: &Gathered, out: &mut [Raw; 2]) {
+            pair_lanes::<VIEW>(o, g, out);
+        }
+        /// [`raw_totals`] in the baseline build.
+        ///
+        /// # Safety
+        /// None, as for `single`.
+        unsafe fn totals(raw: &[Raw; LANES]) -> Raw {
+            raw_totals::<false>(raw)
         }
         Self {
             single: [
@@ -367,62 +404,72 @@ impl LaneLoops {
                 single::<VIEW_WIDE>,
             ],
             pairs: pairs.then_some([pair::<VIEW_ALL>, pair::<VIEW_NARROW>, pair::<VIEW_WIDE>]),
+            totals,
         }
     }
 
-    /// The sums of `o` over `gathered`, with its field of view `view`.
+    /// The sums of `o` over `gathered`, with its field of view `view`, into `out`.
     #[inline(always)]
-    fn single(&self, view: u8, o: &Observer<f32>, g: &Gathered) -> (NeighbourSums<f32>, f32) {
+    fn single(&self, view: u8, o: &Observer<f32>, g: &Gathered, out: &mut Raw) {
         // SAFETY: the loops are this build's, which `get` picked for this CPU (or the portable
         // ones, which need nothing).
-        unsafe { self.single[usize::from(view.min(VIEW_WIDE))](o, g) }
+        unsafe { self.single[usize::from(view.min(VIEW_WIDE))](o, g, out) }
     }
 
-    /// The sums of two observers side by side over `gathered`, if this build pairs them.
+    /// The sums of two observers side by side over `gathered`, into `out`, if this build pairs
+    /// them.
     #[inline(always)]
-    fn pair(
-        &self,
-        view: u8,
-        o: &[Observer<f32>; 2],
-        g: &Gathered,
-    ) -> [(NeighbourSums<f32>, f32); 2] {
+    fn pair(&self, view: u8, o: &[Observer<f32>; 2], g: &Gathered, out: &mut [Raw; 2]) {
         let pairs = self.pairs.expect("a build that pairs observers");
         // SAFETY: as in `single`.
-        unsafe { pairs[usize::from(view.min(VIEW_WIDE))](o, g) }
+        unsafe { pairs[usize::from(view.min(VIEW_WIDE))](o, g, out) }
+    }
+
+    /// [`raw_totals`] of eight observers.
+    #[inline(always)]
+    fn totals(&self, raw: &[Raw; LANES]) -> Raw {
+        // SAFETY: as in `single`.
+        unsafe { (self.totals)(raw) }
     }
 }
 
 simd_targets! {
     /// The lane loops built for this CPU's SIMD (see [`LaneLoops`]).
     fn dispatched_lane_loops() -> LaneLoops {
-        /// [`observer_totals`] built for the selected target.
+        /// [`observer_lanes`] built for the selected target.
         ///
         /// # Safety
         /// The CPU must have the target's features (the dispatcher checked).
         #[multiversion::inherit_target]
         #[inline(never)]
-        unsafe fn single<const VIEW: u8>(
-            o: &Observer<f32>,
-            g: &Gathered,
-        ) -> (NeighbourSums<f32>, f32) {
-            observer_totals::<VIEW>(o, g)
+        unsafe fn single<const VIEW: u8>(o: &Observer<f32>, g: &Gathered, out: &mut Raw) {
+            observer_lanes::<VIEW>(o, g, out);
         }
-        /// [`pair_totals`] built for the selected target.
+        /// [`pair_lanes`] built for the selected target.
         ///
         /// # Safety
         /// As for `single`.
         #[multiversion::inherit_target]
         #[inline(never)]
-        unsafe fn pair<const VIEW: u8>(
-            o: &[Observer<f32>; 2],
-            g: &Gathered,
-        ) -> [(NeighbourSums<f32>, f32); 2] {
-            pair_totals::<VIEW>(o, g)
+        unsafe fn pair<const VIEW: u8>(o: &[Observer<f32>; 2], g: &Gathered, out: &mut [Raw; 2]) {
+            pair_lanes::<VIEW>(o, g, out);
+        }
+        /// [`raw_totals`] built for the selected target.
+        ///
+        /// # Safety
+        /// As for `single`.
+        #[multiversion::inherit_target]
+        #[inline(never)]
+        unsafe fn totals<const AVX: bool>(raw: &[Raw; LANES]) -> Raw {
+            raw_totals::<AVX>(raw)
         }
         let wide = multiversion::target::target_cfg_f!(target_feature = "avx512f");
+        // NOTE: "avx2", which the targets name; "avx", which it implies, reads as false here.
+        let avx = multiversion::target::target_cfg_f!(target_feature = "avx2");
         LaneLoops {
             single: [single::<VIEW_ALL>, single::<VIEW_NARROW>, single::<VIEW_WIDE>],
             pairs: wide.then_some([pair::<VIEW_ALL>, pair::<VIEW_NARROW>, pair::<VIEW_WIDE>]),
+            totals: if avx { totals::<true> } else { totals::<false> },
         }
     }
 }
@@ -444,8 +491,7 @@ fn splat_observer<const N: usize>(o: &Observer<f32>) -> Observer<Lanes<N>> {
 /// Two observers side by side: the first in lanes 0-7, the second in lanes 8-15.
 #[inline(always)]
 fn pair_observer([a, b]: &[Observer<f32>; 2]) -> Observer<Lanes<16>> {
-    let first = MaskLanes::<16>(fill(0, |l| if l < LANES { !0 } else { 0 }));
-    let join = |x: f32, y: f32| Lanes::select(first, Lanes::splat(x), Lanes::splat(y));
+    let join = |x: f32, y: f32| Lanes(fill(0.0, |l| if l < LANES { x } else { y }));
     let coords = |x: Coords<f32>, y: Coords<f32>| {
         Coords(fill(Lanes([0.0; 16]), |axis| join(x.0[axis], y.0[axis])))
     };
@@ -459,12 +505,21 @@ fn pair_observer([a, b]: &[Observer<f32>; 2]) -> Observer<Lanes<16>> {
     }
 }
 
+/// The most slots one call of [`slot_sums`] takes: its observers' lanes wait in [`Scratch`]
+/// (about 18 kB) until each eight are added up together.
+pub(crate) const SLOT_RUN: usize = 64;
+
 /// What the kernel reuses from one run of slots to the next: the gathered block (22 kB, set up
-/// once, not per run), the block's runs, and the neighbour walk's list.
+/// once, not per run), the block's runs, the neighbour walk's list, and the observers' lanes.
 pub(crate) struct Scratch {
     gathered: Gathered,
     block: Block,
     nearest: KNearest,
+    /// The lanes of each slot of the run.
+    raw: [Raw; SLOT_RUN],
+    /// The slots that walked their neighbours instead, with their sums (only topological
+    /// flocks: empty, and so never allocated, for the rest).
+    walked: Vec<(usize, NeighbourSums<f32>)>,
 }
 
 impl Scratch {
@@ -474,6 +529,8 @@ impl Scratch {
             gathered: Gathered::new(),
             block: Block::default(),
             nearest: KNearest::new(0),
+            raw: [[Lanes([0.0; LANES]); RAW_FIELDS]; SLOT_RUN],
+            walked: Vec::new(),
         }
     }
 
@@ -484,14 +541,15 @@ impl Scratch {
 }
 
 dispatch! {
-    /// The neighour sums of the slots `first..first + out.len()` of `hash`, in slot order, and
-    /// what they counted, in the build for this CPU. Boids of one cell share their block, found
+    /// The neighbour sums of `slots` of `hash` (at most [`SLOT_RUN`]), eight at a time: lane
+    /// `l` of `out[b]` is slot `slots.start + 8 b + l`'s (lanes past the end are zero). Returns
+    /// what they counted. In the build for this CPU. Boids of one cell share their block, found
     /// once. Only for a grid that does not fold onto itself.
     pub(crate) fn slot_sums(
         hash: &SpatialHash,
         table: &FlockTable,
-        first: usize,
-        out: &mut [NeighbourSums<f32>],
+        slots: Range<usize>,
+        out: &mut [NeighbourSums<Lanes<LANES>>],
         scratch: &mut Scratch,
     ) -> PassCounts = slot_sums_in;
 }
@@ -501,30 +559,39 @@ dispatch! {
 pub(crate) fn slot_sums_in(
     hash: &SpatialHash,
     table: &FlockTable,
-    first: usize,
-    out: &mut [NeighbourSums<f32>],
+    slots: Range<usize>,
+    out: &mut [NeighbourSums<Lanes<LANES>>],
     scratch: &mut Scratch,
 ) -> PassCounts {
-    slot_sums_with(&LaneLoops::get(), hash, table, first, out, scratch)
+    slot_sums_with(&LaneLoops::get(), hash, table, slots, out, scratch)
 }
 
-/// [`slot_sums`] with the lane loops `loops`.
+/// [`slot_sums`] with the lane code `loops`: first each observer's lanes (cell by cell, two
+/// observers of a cell side by side where the build pairs them), then each eight observers'
+/// totals at once, scaled where a block was sampled, with the boids on an observer's very spot
+/// added (which the lanes skip, as `d2 = 0` is also the observer itself).
 #[inline(always)]
 fn slot_sums_with(
     loops: &LaneLoops,
     hash: &SpatialHash,
     table: &FlockTable,
-    first: usize,
-    out: &mut [NeighbourSums<f32>],
+    slots: Range<usize>,
+    out: &mut [NeighbourSums<Lanes<LANES>>],
     scratch: &mut Scratch,
 ) -> PassCounts {
+    let (first, n) = (slots.start, slots.len());
+    assert!(n <= SLOT_RUN && out.len() == n.div_ceil(LANES));
     let mut counts = PassCounts::default();
     let Scratch {
         gathered,
         block,
         nearest,
+        raw,
+        walked,
     } = scratch;
-    let end = first + out.len();
+    walked.clear();
+    let mut stride = [1.0; SLOT_RUN];
+    let end = slots.end;
     let mut slot = first;
     // Cell by cell: a cell's slots are contiguous, so its block is found and gathered once.
     while slot < end {
@@ -538,12 +605,15 @@ fn slot_sums_with(
         gathered.fill(&hash.arrays(), block);
         let mut next = slot;
         while next < cell_end {
+            let i = next - first;
+            stride[i] = gathered.stride as f32;
             let row = table.row(hash.flock_of(next));
             if row.neighbour_mode != NeighbourMode::Radius {
                 let (sums, candidates) = walk_sums(hash, table, None, next, nearest);
                 counts.candidates += candidates;
-                counts.neighbours += u64::from(sums.neighbour_count());
-                out[next - first] = sums;
+                walked.push((next, sums));
+                raw[i] = [Lanes([0.0; LANES]); RAW_FIELDS];
+                stride[i] = 1.0;
                 next += 1;
                 continue;
             }
@@ -557,65 +627,82 @@ fn slot_sums_with(
                 });
             if paired {
                 let b = observer_of(hash, table, next + 1);
-                let totals = loops.pair(row.view, &[a, b], gathered);
-                for (k, (sums, coincident)) in totals.into_iter().enumerate() {
-                    let at = next + k;
-                    let s = observer_sums(hash, table, at, block, gathered, sums, coincident);
-                    counts.candidates += gathered.len as u64;
-                    counts.neighbours += u64::from(s.neighbour_count());
-                    out[next + k - first] = s;
-                }
+                let pair: &mut [Raw; 2] = (&mut raw[i..i + 2]).try_into().expect("two slots");
+                loops.pair(row.view, &[a, b], gathered, pair);
+                stride[i + 1] = stride[i];
+                counts.candidates += 2 * gathered.len as u64;
                 next += 2;
             } else {
-                let (totals, coincident) = loops.single(row.view, &a, gathered);
-                let s = observer_sums(hash, table, next, block, gathered, totals, coincident);
+                loops.single(row.view, &a, gathered, &mut raw[i]);
                 counts.candidates += gathered.len as u64;
-                counts.neighbours += u64::from(s.neighbour_count());
-                out[next - first] = s;
                 next += 1;
             }
         }
         slot = cell_end;
     }
-    counts
-}
-
-/// The sums of the observer in `slot` from its lanes' `totals`: scaled up where the block was
-/// sampled, and with the boids on its very spot added (which the lanes skip, as `d2 = 0` is
-/// also the observer itself).
-#[inline(always)]
-fn observer_sums(
-    hash: &SpatialHash,
-    table: &FlockTable,
-    slot: usize,
-    block: &Block,
-    gathered: &Gathered,
-    totals: NeighbourSums<f32>,
-    coincident: f32,
-) -> NeighbourSums<f32> {
-    let mut sums = if gathered.stride > 1 {
-        totals.scaled(gathered.stride as f32)
-    } else {
-        totals
-    };
-    if coincident > 1.0 {
-        // Rare: other boids on exactly this spot. Push apart along a per-pair direction.
-        let o = observer_of(hash, table, slot);
-        let p = hash.position(slot);
-        for (run, offset) in block.runs() {
-            for j in run {
-                if j != slot && hash.position(j) + offset == p {
-                    let c = Candidate {
-                        position: Coords::of(p),
-                        velocity: Coords::of(hash.velocity(j)),
-                        key: hash.key_of(j),
-                    };
-                    accumulate_coincident(&mut sums, &o, &c, Coords::of(tie_break(slot, j)));
-                }
+    // The lanes past the end add up to zero.
+    raw[n..n.div_ceil(LANES) * LANES].fill([Lanes([0.0; LANES]); RAW_FIELDS]);
+    for (b, out) in out.iter_mut().enumerate() {
+        let group: &[Raw; LANES] = (&raw[b * LANES..(b + 1) * LANES]).try_into().unwrap();
+        let totals = loops.totals(group);
+        let sums = NeighbourSums::from_fields(fill(totals[0], |f| totals[f]));
+        let coincident = totals[SUM_FIELDS];
+        let strides = Lanes(fill(1.0, |l| {
+            stride.get(b * LANES + l).copied().unwrap_or(1.0)
+        }));
+        *out = if strides.0.iter().any(|&k| k > 1.0) {
+            sums.scaled_lanes(strides)
+        } else {
+            sums
+        };
+        for l in 0..LANES {
+            if coincident.0[l] > 1.0 {
+                // Rare: other boids on exactly this spot. Push apart along a per-pair direction.
+                let slot = first + b * LANES + l;
+                let mut s = out.lane(l);
+                add_coincident(hash, table, slot, block, &mut s);
+                out.set_lane(l, &s);
             }
         }
     }
-    sums
+    for (slot, sums) in walked.iter() {
+        let i = slot - first;
+        out[i / LANES].set_lane(i % LANES, sums);
+    }
+    for (b, out) in out.iter().enumerate() {
+        let valid = (n - b * LANES).min(LANES);
+        for l in 0..valid {
+            counts.neighbours += out.neighbours.0[l] as u64;
+        }
+    }
+    counts
+}
+
+/// Adds to `sums` the boids that stand on exactly the spot of the boid in `slot` (not counting
+/// itself): a separation push along a per-pair direction, and their velocities where they share
+/// its key. `block` is any block of runs, found here again.
+fn add_coincident(
+    hash: &SpatialHash,
+    table: &FlockTable,
+    slot: usize,
+    block: &mut Block,
+    sums: &mut NeighbourSums<f32>,
+) {
+    let o = observer_of(hash, table, slot);
+    let p = hash.position(slot);
+    block.find(hash, p, hash.cell_xy(p));
+    for (run, offset) in block.runs() {
+        for j in run {
+            if j != slot && hash.position(j) + offset == p {
+                let c = Candidate {
+                    position: Coords::of(p),
+                    velocity: Coords::of(hash.velocity(j)),
+                    key: hash.key_of(j),
+                };
+                accumulate_coincident(sums, &o, &c, Coords::of(tie_break(slot, j)));
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -630,6 +717,35 @@ mod tests {
     use crate::neighbours::for_each_neighbour;
     use crate::params::FlockParams;
     use crate::rules::accumulate;
+
+    /// The sums of the slots from `from` to the end, one per slot, through `loops` (runs of
+    /// [`SLOT_RUN`] slots, as the pass takes them), and what they counted.
+    fn sums_from(
+        loops: &LaneLoops,
+        hash: &SpatialHash,
+        table: &FlockTable,
+        from: usize,
+    ) -> (Vec<NeighbourSums<f32>>, PassCounts) {
+        let mut scratch = Scratch::new();
+        let mut counts = PassCounts::default();
+        let mut out = Vec::new();
+        let mut lanes = [NeighbourSums::zero(); SLOT_RUN / LANES];
+        for start in (from..hash.len()).step_by(SLOT_RUN) {
+            let slots = start..(start + SLOT_RUN).min(hash.len());
+            let lanes = &mut lanes[..slots.len().div_ceil(LANES)];
+            let n = slots.len();
+            counts = counts.plus(slot_sums_with(
+                loops,
+                hash,
+                table,
+                slots,
+                lanes,
+                &mut scratch,
+            ));
+            out.extend((0..n).map(|i| lanes[i / LANES].lane(i % LANES)));
+        }
+        (out, counts)
+    }
 
     /// 800 random boids in a 500 x 300 world with cells of 50, three on one spot, over
     /// `flocks` flocks.
@@ -712,8 +828,7 @@ mod tests {
     #[test]
     fn the_kernel_matches_the_neighbour_walk() {
         for_each_case(|hash, table| {
-            let mut got = vec![NeighbourSums::zero(); hash.len()];
-            let counts = slot_sums(hash, table, 0, &mut got, &mut Scratch::new());
+            let (got, counts) = sums_from(&LaneLoops::get(), hash, table, 0);
             let mut nearest = KNearest::new(0);
             let mut neighbours = 0;
             for (slot, got) in got.iter().enumerate() {
@@ -773,7 +888,14 @@ mod tests {
             }
             let totals = NeighbourSums::<Lanes<LANES>>::gather(|l| lanes[l]).total();
             let coincident = Lanes(coincident).total();
-            *out = observer_sums(hash, table, slot, &block, &gathered, totals, coincident);
+            *out = if gathered.stride > 1 {
+                totals.scaled(gathered.stride as f32)
+            } else {
+                totals
+            };
+            if coincident > 1.0 {
+                add_coincident(hash, table, slot, &mut block, out);
+            }
         }
     }
 
@@ -785,64 +907,27 @@ mod tests {
     fn every_build_gives_the_reference_bits() {
         let check = |hash: &SpatialHash, table: &FlockTable| {
             let n = hash.len();
-            let run = |f: &dyn Fn(&mut [NeighbourSums<f32>]) -> Option<PassCounts>| {
-                let mut out = vec![NeighbourSums::zero(); n];
-                let counts = f(&mut out);
-                (out, counts)
-            };
-            let want = run(&|out| {
-                reference(hash, table, out);
-                None
-            });
+            let mut want = vec![NeighbourSums::zero(); n];
+            reference(hash, table, &mut want);
+            let mut from_1 = sums_from(&LaneLoops::get(), hash, table, 1);
+            from_1.0.insert(0, want[0]);
             let builds = [
-                (
-                    "dispatched",
-                    run(&|out| Some(slot_sums(hash, table, 0, out, &mut Scratch::new()))),
-                ),
+                ("dispatched", sums_from(&LaneLoops::get(), hash, table, 0)),
                 (
                     "portable",
-                    run(&|out| {
-                        Some(slot_sums_with(
-                            &LaneLoops::portable(false),
-                            hash,
-                            table,
-                            0,
-                            out,
-                            &mut Scratch::new(),
-                        ))
-                    }),
+                    sums_from(&LaneLoops::portable(false), hash, table, 0),
                 ),
                 (
                     "portable pairs",
-                    run(&|out| {
-                        Some(slot_sums_with(
-                            &LaneLoops::portable(true),
-                            hash,
-                            table,
-                            0,
-                            out,
-                            &mut Scratch::new(),
-                        ))
-                    }),
+                    sums_from(&LaneLoops::portable(true), hash, table, 0),
                 ),
                 // Starting in the middle of a cell, as a part of the pass may.
-                (
-                    "from slot 1",
-                    run(&|out| {
-                        out[0] = want.0[0];
-                        Some(slot_sums(
-                            hash,
-                            table,
-                            1,
-                            &mut out[1..],
-                            &mut Scratch::new(),
-                        ))
-                    }),
-                ),
+                ("from slot 1", from_1),
             ];
             let bits = |s: &NeighbourSums<f32>| s.fields().map(f32::to_bits);
             for (name, (got, _)) in &builds {
-                for (slot, (g, w)) in got.iter().zip(&want.0).enumerate() {
+                assert_eq!(got.len(), n);
+                for (slot, (g, w)) in got.iter().zip(&want).enumerate() {
                     assert_eq!(bits(g), bits(w), "{name}, slot {slot}: {g:?} vs {w:?}");
                 }
             }

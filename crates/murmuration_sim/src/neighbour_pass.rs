@@ -11,7 +11,7 @@ use core::ops::Range;
 use crate::bounds::SimulationBounds;
 use crate::components::FlockId;
 use crate::hash::{SpatialHash, UNIT_KEY};
-use crate::kernel::{PassCounts, Scratch, slot_sums};
+use crate::kernel::{LANES, PassCounts, SLOT_RUN, Scratch, slot_sums};
 use crate::lanes::{Coords, Lanes, MaskLanes, Real, fill};
 use crate::math::Vector;
 use crate::neighbours::{NeighbourSearch, walk_sums};
@@ -48,7 +48,17 @@ pub fn neighbour_sums(
     out.resize(n, NeighbourSums::zero());
     let sums = Sums::new(hash, table, bounds, search);
     let part = |(slots, out): (Range<usize>, &mut [NeighbourSums<f32>])| {
-        sums.of(slots, out, &mut Scratch::new())
+        let mut lanes = [NeighbourSums::zero(); SLOT_RUN / LANES];
+        let mut scratch = Scratch::new();
+        let mut counts = PassCounts::default();
+        for (first, out) in slots.step_by(SLOT_RUN).zip(out.chunks_mut(SLOT_RUN)) {
+            let lanes = &mut lanes[..out.len().div_ceil(LANES)];
+            counts = counts.plus(sums.of(first..first + out.len(), lanes, &mut scratch));
+            for (i, out) in out.iter_mut().enumerate() {
+                *out = lanes[i / LANES].lane(i % LANES);
+            }
+        }
+        counts
     };
     fold_parts((0..n, &mut out[..]), PARTS, part, PassCounts::plus)
 }
@@ -69,22 +79,25 @@ pub fn flocking_forces(
     let sums = Sums::new(hash, table, bounds, search);
     let part = |(slots, out): (Range<usize>, &mut [Vector])| {
         let lanes = (flocking_lanes(), unit_lanes());
-        let mut buffer = [NeighbourSums::zero(); CHUNK];
+        let mut buffer = [NeighbourSums::zero(); SLOT_RUN / LANES];
         let mut scratch = Scratch::new();
         let mut counts = PassCounts::default();
-        for (first, out) in slots.step_by(CHUNK).zip(out.chunks_mut(CHUNK)) {
-            let sums_of = &mut buffer[..out.len()];
+        for (first, out) in slots.step_by(SLOT_RUN).zip(out.chunks_mut(SLOT_RUN)) {
+            let sums_of = &mut buffer[..out.len().div_ceil(LANES)];
             counts = counts.plus(sums.of(first..first + out.len(), sums_of, &mut scratch));
-            forces(hash, table, first, sums_of, out, lanes);
+            for (b, (sums, out)) in sums_of.iter().zip(out.chunks_mut(LANES)).enumerate() {
+                // SAFETY: `flocking_lanes` and `unit_lanes` gave the build for this CPU.
+                let lanes = (
+                    |f: &ForceIn| unsafe { lanes.0(f) },
+                    |f: &ForceIn| unsafe { lanes.1(f) },
+                );
+                block(hash, table, first + b * LANES, sums, out, lanes);
+            }
         }
         counts
     };
     fold_parts((0..n, &mut out[..]), PARTS, part, PassCounts::plus)
 }
-
-/// Slots whose sums a part works out together before turning them into forces: a buffer that
-/// stays in cache.
-const CHUNK: usize = 256;
 
 /// One pass's way to the sums of a run of slots.
 struct Sums<'a> {
@@ -112,123 +125,92 @@ impl<'a> Sums<'a> {
         }
     }
 
-    /// The sums of `slots` into `out`, and what they counted, with the part's `scratch`.
+    /// The sums of `slots` (at most [`SLOT_RUN`]) into `out`, eight to an element (lane `l` of
+    /// `out[b]` is slot `slots.start + 8 b + l`'s), and what they counted, with the part's
+    /// `scratch`.
     fn of(
         &self,
         slots: Range<usize>,
-        out: &mut [NeighbourSums<f32>],
+        out: &mut [NeighbourSums<Lanes<LANES>>],
         scratch: &mut Scratch,
     ) -> PassCounts {
         if !self.walk {
-            return slot_sums(self.hash, self.table, slots.start, out, scratch);
+            return slot_sums(self.hash, self.table, slots, out, scratch);
         }
         let mut counts = PassCounts::default();
         let nearest = scratch.nearest();
-        for (slot, sums) in slots.zip(out) {
+        out.fill(NeighbourSums::zero());
+        for (i, slot) in slots.enumerate() {
             let (s, candidates) = walk_sums(self.hash, self.table, self.brute_force, slot, nearest);
             counts.candidates += candidates;
             counts.neighbours += u64::from(s.neighbour_count());
-            *sums = s;
+            out[i / LANES].set_lane(i % LANES, &s);
         }
         counts
     }
 }
 
-/// The force lanes of a build: flocking, and units'.
-type ForceLanes = (
-    unsafe fn(&ForceIn<8>) -> [Vector; 8],
-    unsafe fn(&ForceIn<8>) -> [Vector; 8],
-);
-
-/// The forces of the boids in the slots from `first` (as many as `sums`), from their `sums`,
-/// into `out`: eight at a time with the build's `lanes`, the rest one by one through the same
-/// code.
-fn forces(
-    hash: &SpatialHash,
-    table: &FlockTable,
-    first: usize,
-    sums: &[NeighbourSums<f32>],
-    out: &mut [Vector],
-    (flocking, unit): ForceLanes,
-) {
-    const N: usize = 8;
-    let whole = sums.len() / N * N;
-    for i in (0..whole).step_by(N) {
-        // SAFETY: `flocking_lanes` and `unit_lanes` gave the build for this CPU.
-        let lanes = (
-            |f: &ForceIn<N>| unsafe { flocking(f) },
-            |f: &ForceIn<N>| unsafe { unit(f) },
-        );
-        block::<N>(hash, table, first + i, &sums[i..], &mut out[i..], lanes);
-    }
-    for i in whole..sums.len() {
-        let one = (flocking_force_in::<1>, unit_force_in::<1>);
-        block::<1>(hash, table, first + i, &sums[i..], &mut out[i..], one);
-    }
-}
-
-/// What the forces of `N` boids are made from: their sums and velocities (as the pass holds
-/// them, one boid after the other) and their flocks' numbers (in lanes).
+/// What the forces of eight boids are made from: their sums and velocities, and their flocks'
+/// numbers, in lanes.
 #[derive(Clone, Copy)]
-struct ForceIn<const N: usize> {
-    sums: [NeighbourSums<f32>; N],
-    velocity: [Vector; N],
-    speed: Lanes<N>,
-    max_force: Lanes<N>,
-    separation_distance: Lanes<N>,
-    weights: Weights<Lanes<N>>,
+struct ForceIn {
+    sums: NeighbourSums<Lanes<LANES>>,
+    velocity: Coords<Lanes<LANES>>,
+    speed: Lanes<LANES>,
+    max_force: Lanes<LANES>,
+    separation_distance: Lanes<LANES>,
+    weights: Weights<Lanes<LANES>>,
 }
 
-/// [`flocking_force`] in lanes (the boids turned into lanes and back here, where the build's
-/// vector instructions can shuffle them).
+/// [`flocking_force`] in lanes (turned back into vectors here, where the build's vector
+/// instructions can shuffle them).
 #[inline(always)]
-fn flocking_force_in<const N: usize>(f: &ForceIn<N>) -> [Vector; N] {
-    let sums = NeighbourSums::<Lanes<N>>::gather(|l| f.sums[l]);
-    let v = Coords::from_fn(|l| f.velocity[l]);
-    let force = flocking_force(&sums, v, f.speed, f.max_force, &f.weights);
+fn flocking_force_in(f: &ForceIn) -> [Vector; LANES] {
+    let force = flocking_force(&f.sums, f.velocity, f.speed, f.max_force, &f.weights);
     fill(Vector::ZERO, |l| force.lane(l))
 }
 
 /// [`unit_force`] in lanes (as [`flocking_force_in`]).
 #[inline(always)]
-fn unit_force_in<const N: usize>(f: &ForceIn<N>) -> [Vector; N] {
-    let sums = NeighbourSums::<Lanes<N>>::gather(|l| f.sums[l]);
+fn unit_force_in(f: &ForceIn) -> [Vector; LANES] {
     let (distance, weight) = (f.separation_distance, f.weights.separation);
-    let force = unit_force(&sums, f.speed, f.max_force, distance, weight);
+    let force = unit_force(&f.sums, f.speed, f.max_force, distance, weight);
     fill(Vector::ZERO, |l| force.lane(l))
 }
 
 out_of_line! {
     /// [`flocking_force_in`] for eight boids, in the build for this CPU, out of line.
-    fn flocking_lanes(f: &ForceIn<8>) -> [Vector; 8] = flocking_force_in(f);
+    fn flocking_lanes(f: &ForceIn) -> [Vector; LANES] = flocking_force_in(f);
 }
 
 out_of_line! {
     /// [`unit_force_in`] for eight boids, in the build for this CPU, out of line.
-    fn unit_lanes(f: &ForceIn<8>) -> [Vector; 8] = unit_force_in(f);
+    fn unit_lanes(f: &ForceIn) -> [Vector; LANES] = unit_force_in(f);
 }
 
-/// The forces of the `N` boids in the slots from `first`, from the first `N` of `sums`, into
-/// the first `N` of `out`, with `(flocking, unit)` working out the lanes.
+/// The forces of the boids in the slots from `first` (as many as `out` holds, at most eight),
+/// from their `sums` in lanes, into `out`, with `(flocking, unit)` working out the lanes.
 #[inline(always)]
-fn block<const N: usize>(
+fn block(
     hash: &SpatialHash,
     table: &FlockTable,
     first: usize,
-    sums: &[NeighbourSums<f32>],
+    sums: &NeighbourSums<Lanes<LANES>>,
     out: &mut [Vector],
     (flocking, unit): (
-        impl Fn(&ForceIn<N>) -> [Vector; N],
-        impl Fn(&ForceIn<N>) -> [Vector; N],
+        impl Fn(&ForceIn) -> [Vector; LANES],
+        impl Fn(&ForceIn) -> [Vector; LANES],
     ),
 ) {
     let arrays = hash.arrays();
-    let keys = &arrays.keys[first..first + N];
-    let own = &arrays.speeds[first..first + N];
-    let units = MaskLanes::<N>(fill(0, |l| if keys[l] & UNIT_KEY != 0 { !0 } else { 0 }));
+    let n = out.len();
+    // Lanes past the end repeat the first boid's numbers; their forces are not written.
+    let at = |l: usize| first + if l < n { l } else { 0 };
+    let keys: [u32; LANES] = fill(0, |l| arrays.keys[at(l)]);
+    let units = MaskLanes::<LANES>(fill(0, |l| if keys[l] & UNIT_KEY != 0 { !0 } else { 0 }));
     let flock = |l: usize| FlockId(((keys[l] & !UNIT_KEY) >> 16) as u16);
     let uniform = keys.iter().all(|&k| (k ^ keys[0]) & !0xffff == 0);
-    let rows: [&FlockRow; N] = fill(table.row(flock(0)), |l| table.row(flock(l)));
+    let rows: [&FlockRow; LANES] = fill(table.row(flock(0)), |l| table.row(flock(l)));
     let param = |f: fn(&FlockRow) -> f32| {
         if uniform {
             Lanes::splat(f(rows[0]))
@@ -237,10 +219,10 @@ fn block<const N: usize>(
         }
     };
     let flock_speed = param(|r| r.max_speed);
-    let own = Lanes::from_fn(|l| own[l]);
+    let own = Lanes::from_fn(|l| arrays.speeds[at(l)]);
     let input = ForceIn {
-        sums: fill(NeighbourSums::zero(), |l| sums[l]),
-        velocity: fill(Vector::ZERO, |l| arrays.motions[first + l].velocity),
+        sums: *sums,
+        velocity: Coords::from_fn(|l| arrays.motions[at(l)].velocity),
         // Its own top speed where it has one (not NaN), else its flock's.
         speed: Lanes::select(own.eq(own), own, flock_speed),
         max_force: param(|r| r.max_force),
@@ -261,7 +243,7 @@ fn block<const N: usize>(
             if units.lane(l) { unit[l] } else { flocking[l] }
         })
     };
-    out[..N].copy_from_slice(&force);
+    out.copy_from_slice(&force[..n]);
 }
 
 #[cfg(test)]

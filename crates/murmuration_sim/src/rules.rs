@@ -26,11 +26,11 @@
 //! let contrast = steer(-s.contrast, v, speed, max_force).scale(w.contrast);
 //! ```
 //!
-//! and, where the compiler asks for it, one line in [`NeighbourSums::total`] and
-//! [`NeighbourSums::totals_of_halves`], which add up each field's lanes by name (through the
-//! array view, [`NeighbourSums::fields`], LLVM made them gathers from memory). Every build of the
-//! kernel, the eight-boid gather and the crowd sampling pick the new field up from the struct;
-//! the tests that compare the builds bit for bit cover it as they stand.
+//! and, where the compiler asks for it, one line in [`NeighbourSums::total`], which adds up
+//! each field's lanes by name (through the array view, [`NeighbourSums::fields`], LLVM made them
+//! gathers from memory). The kernel's lanes, their totals eight boids at a time and the crowd
+//! sampling pick the new field up from the struct; the tests that compare the builds bit for bit
+//! cover it as they stand.
 
 use crate::lanes::{Coords, Lanes, Real, fill};
 
@@ -220,6 +220,30 @@ impl<const N: usize> NeighbourSums<Lanes<N>> {
         }
     }
 
+    /// Every sum times `k`, lane by lane (each lane as [`NeighbourSums::scaled`]).
+    #[inline(always)]
+    pub fn scaled_lanes(&self, k: Lanes<N>) -> Self {
+        let fields = self.fields();
+        Self::from_fields(fill(fields[0], |i| fields[i] * k))
+    }
+
+    /// Lane `l` of every sum.
+    #[inline(always)]
+    pub fn lane(&self, l: usize) -> NeighbourSums<f32> {
+        let fields = self.fields();
+        NeighbourSums::from_fields(fill(0.0, |f| fields[f].0[l]))
+    }
+
+    /// Sets lane `l` of every sum to `sums`.
+    #[inline(always)]
+    pub fn set_lane(&mut self, l: usize, sums: &NeighbourSums<f32>) {
+        let mut fields = *self.fields();
+        for (field, value) in fields.iter_mut().zip(sums.fields()) {
+            field.0[l] = *value;
+        }
+        *self = Self::from_fields(fields);
+    }
+
     /// Lane `l` of every sum is `f(l)`'s.
     #[inline(always)]
     pub fn gather(f: impl FnMut(usize) -> NeighbourSums<f32>) -> Self {
@@ -227,33 +251,6 @@ impl<const N: usize> NeighbourSums<Lanes<N>> {
         Self::from_fields(fill(Lanes([0.0; N]), |field| {
             Lanes::from_fn(|l| sums[l].fields()[field])
         }))
-    }
-}
-
-impl NeighbourSums<Lanes<16>> {
-    /// The sums of two observers side by side (lanes 0-7 and 8-15), each added up as its own
-    /// eight lanes would be.
-    #[inline(always)]
-    pub fn totals_of_halves(&self) -> [NeighbourSums<f32>; 2] {
-        let c = |v: Coords<Lanes<16>>| {
-            let mut out = [[0.0; crate::math::DIM]; 2];
-            for axis in 0..crate::math::DIM {
-                let [a, b] = v.0[axis].half_totals();
-                out[0][axis] = a;
-                out[1][axis] = b;
-            }
-            [Coords(out[0]), Coords(out[1])]
-        };
-        let (separation, alignment, cohesion) =
-            (c(self.separation), c(self.alignment), c(self.cohesion));
-        let (same, neighbours) = (self.same.half_totals(), self.neighbours.half_totals());
-        [0, 1].map(|h| NeighbourSums {
-            separation: separation[h],
-            alignment: alignment[h],
-            cohesion: cohesion[h],
-            same: same[h],
-            neighbours: neighbours[h],
-        })
     }
 }
 
