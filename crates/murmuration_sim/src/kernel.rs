@@ -142,11 +142,22 @@ impl Gathered {
             let keys = arrays.keys[src].chunks_exact(LANES);
             for (k, (motions, keys)) in motions.zip(keys).enumerate() {
                 let to = at + k * LANES..at + (k + 1) * LANES;
+                // NOTE: every coordinate of each motion read in one loop, so that the compiler
+                // sees whole motions and shuffles them into columns; read a column at a time,
+                // it loaded each column with a masked load of its own.
+                let (mut p, mut v) = ([[0.0; LANES]; DIM], [[0.0; LANES]; DIM]);
+                for (l, m) in motions.iter().enumerate() {
+                    for axis in 0..DIM {
+                        p[axis][l] = m.position[axis];
+                        v[axis][l] = m.velocity[axis];
+                    }
+                }
                 for axis in 0..DIM {
-                    let p: [f32; LANES] = fill(0.0, |l| motions[l].position[axis] + offset[axis]);
-                    let v: [f32; LANES] = fill(0.0, |l| motions[l].velocity[axis]);
-                    self.position[axis][to.clone()].copy_from_slice(&p);
-                    self.velocity[axis][to.clone()].copy_from_slice(&v);
+                    for x in &mut p[axis] {
+                        *x += offset[axis];
+                    }
+                    self.position[axis][to.clone()].copy_from_slice(&p[axis]);
+                    self.velocity[axis][to.clone()].copy_from_slice(&v[axis]);
                 }
                 self.key[to].copy_from_slice(keys);
             }
@@ -309,8 +320,13 @@ fn observer_lanes<const VIEW: u8>(o: &Observer<f32>, gathered: &Gathered, out: &
 
 /// Two observers' [`lane_sums`] side by side (in lanes 0-7 and 8-15), each into its own `out`.
 #[inline(always)]
-fn pair_lanes<const VIEW: u8>(o: &[Observer<f32>; 2], gathered: &Gathered, out: &mut [Raw; 2]) {
-    let o = pair_observer(o);
+fn pair_lanes<const VIEW: u8>(
+    a: &Observer<f32>,
+    b: &Observer<f32>,
+    gathered: &Gathered,
+    out: &mut [Raw; 2],
+) {
+    let o = pair_observer(a, b);
     let (sums, coincident) = lane_sums::<16, VIEW>(&o, gathered);
     let fields = sums.fields();
     for (h, out) in out.iter_mut().enumerate() {
@@ -324,31 +340,45 @@ fn pair_lanes<const VIEW: u8>(o: &[Observer<f32>; 2], gathered: &Gathered, out: 
     }
 }
 
-/// Eight observers' [`Raw`] lanes added up: lane `k` of each field is observer `k`'s total, in
-/// [`Lanes::total`]'s order.
-/// With AVX's shuffles ([`totals_avx`]) where `AVX`, which the caller's build must have.
+/// Eight observers' [`Raw`] lanes added up: lane `k` of each sum is observer `k`'s total, in
+/// [`Lanes::total`]'s order, times lane `k` of `stride` (how sparsely its block was sampled),
+/// into `out`. Returns the candidates on each observer's spot. With AVX's shuffles
+/// ([`totals_avx`]) where `AVX`, which the caller's build must have.
 #[inline(always)]
-fn raw_totals<const AVX: bool>(raw: &[Raw; LANES]) -> Raw {
+fn raw_totals<const AVX: bool>(
+    raw: &[Raw; LANES],
+    stride: &Lanes<LANES>,
+    out: &mut NeighbourSums<Lanes<LANES>>,
+) -> Lanes<LANES> {
     // NOTE: a loop, not `fill`: see `Lanes::totals`.
-    let mut out = [Lanes([0.0; LANES]); RAW_FIELDS];
-    for (f, out) in out.iter_mut().enumerate() {
+    let mut totals = [Lanes([0.0; LANES]); RAW_FIELDS];
+    for (f, total) in totals.iter_mut().enumerate() {
         let [a, b, c, d, e, g, h, i] = raw;
         let rows = [a[f], b[f], c[f], d[f], e[f], g[f], h[f], i[f]];
-        *out = if AVX {
+        *total = if AVX {
             // SAFETY: the caller's build has AVX.
             unsafe { totals_avx(&rows) }
         } else {
             Lanes::totals(&rows)
         };
     }
-    out
+    // Times 1 where the block was not sampled: the same bits.
+    let sums = NeighbourSums::from_fields(fill(totals[0], |f| totals[f]));
+    *out = sums.scaled_lanes(*stride);
+    totals[SUM_FIELDS]
 }
+
+/// The type of [`raw_totals`] in one build.
+type TotalsFn =
+    unsafe fn(&[Raw; LANES], &Lanes<LANES>, &mut NeighbourSums<Lanes<LANES>>) -> Lanes<LANES>;
 
 /// A lane loop for one observer: [`observer_lanes`] for one field-of-view kind, in one build.
 type SingleLoop = unsafe fn(&Observer<f32>, &Gathered, &mut Raw);
 
 /// A lane loop for two observers: [`pair_lanes`] for one field-of-view kind, in one build.
-type PairLoop = unsafe fn(&[Observer<f32>; 2], &Gathered, &mut [Raw; 2]);
+// NOTE: the observers by reference each, not as an array: built in place from two of them,
+// the array was read back with wide loads that waited on its narrow stores (2% of the step).
+type PairLoop = unsafe fn(&Observer<f32>, &Observer<f32>, &Gathered, &mut [Raw; 2]);
 
 /// The lane code of one build: the loops for each field-of-view kind ([`VIEW_ALL`],
 /// [`VIEW_NARROW`], [`VIEW_WIDE`]), one observer at a time, and two side by side where the build
@@ -360,7 +390,7 @@ type PairLoop = unsafe fn(&[Observer<f32>; 2], &Gathered, &mut [Raw; 2]);
 struct LaneLoops {
     single: [SingleLoop; 3],
     pairs: Option<[PairLoop; 3]>,
-    totals: unsafe fn(&[Raw; LANES]) -> Raw,
+    totals: TotalsFn,
 }
 
 impl LaneLoops {
@@ -387,15 +417,24 @@ impl LaneLoops {
         ///
         /// # Safety
         /// None, as for `single`.
-        unsafe fn pair<const VIEW: u8>(o: &[Observer<f32>; 2], g: &Gathered, out: &mut [Raw; 2]) {
-            pair_lanes::<VIEW>(o, g, out);
+        unsafe fn pair<const VIEW: u8>(
+            a: &Observer<f32>,
+            b: &Observer<f32>,
+            g: &Gathered,
+            out: &mut [Raw; 2],
+        ) {
+            pair_lanes::<VIEW>(a, b, g, out);
         }
         /// [`raw_totals`] in the baseline build.
         ///
         /// # Safety
         /// None, as for `single`.
-        unsafe fn totals(raw: &[Raw; LANES]) -> Raw {
-            raw_totals::<false>(raw)
+        unsafe fn totals(
+            raw: &[Raw; LANES],
+            stride: &Lanes<LANES>,
+            out: &mut NeighbourSums<Lanes<LANES>>,
+        ) -> Lanes<LANES> {
+            raw_totals::<false>(raw, stride, out)
         }
         Self {
             single: [
@@ -419,17 +458,22 @@ impl LaneLoops {
     /// The sums of two observers side by side over `gathered`, into `out`, if this build pairs
     /// them.
     #[inline(always)]
-    fn pair(&self, view: u8, o: &[Observer<f32>; 2], g: &Gathered, out: &mut [Raw; 2]) {
+    fn pair(&self, view: u8, [a, b]: [&Observer<f32>; 2], g: &Gathered, out: &mut [Raw; 2]) {
         let pairs = self.pairs.expect("a build that pairs observers");
         // SAFETY: as in `single`.
-        unsafe { pairs[usize::from(view.min(VIEW_WIDE))](o, g, out) }
+        unsafe { pairs[usize::from(view.min(VIEW_WIDE))](a, b, g, out) }
     }
 
     /// [`raw_totals`] of eight observers.
     #[inline(always)]
-    fn totals(&self, raw: &[Raw; LANES]) -> Raw {
+    fn totals(
+        &self,
+        raw: &[Raw; LANES],
+        stride: &Lanes<LANES>,
+        out: &mut NeighbourSums<Lanes<LANES>>,
+    ) -> Lanes<LANES> {
         // SAFETY: as in `single`.
-        unsafe { (self.totals)(raw) }
+        unsafe { (self.totals)(raw, stride, out) }
     }
 }
 
@@ -451,8 +495,13 @@ simd_targets! {
         /// As for `single`.
         #[multiversion::inherit_target]
         #[inline(never)]
-        unsafe fn pair<const VIEW: u8>(o: &[Observer<f32>; 2], g: &Gathered, out: &mut [Raw; 2]) {
-            pair_lanes::<VIEW>(o, g, out);
+        unsafe fn pair<const VIEW: u8>(
+            a: &Observer<f32>,
+            b: &Observer<f32>,
+            g: &Gathered,
+            out: &mut [Raw; 2],
+        ) {
+            pair_lanes::<VIEW>(a, b, g, out);
         }
         /// [`raw_totals`] built for the selected target.
         ///
@@ -460,8 +509,12 @@ simd_targets! {
         /// As for `single`.
         #[multiversion::inherit_target]
         #[inline(never)]
-        unsafe fn totals<const AVX: bool>(raw: &[Raw; LANES]) -> Raw {
-            raw_totals::<AVX>(raw)
+        unsafe fn totals<const AVX: bool>(
+            raw: &[Raw; LANES],
+            stride: &Lanes<LANES>,
+            out: &mut NeighbourSums<Lanes<LANES>>,
+        ) -> Lanes<LANES> {
+            raw_totals::<AVX>(raw, stride, out)
         }
         let wide = multiversion::target::target_cfg_f!(target_feature = "avx512f");
         // NOTE: "avx2", which the targets name; "avx", which it implies, reads as false here.
@@ -490,7 +543,7 @@ fn splat_observer<const N: usize>(o: &Observer<f32>) -> Observer<Lanes<N>> {
 
 /// Two observers side by side: the first in lanes 0-7, the second in lanes 8-15.
 #[inline(always)]
-fn pair_observer([a, b]: &[Observer<f32>; 2]) -> Observer<Lanes<16>> {
+fn pair_observer(a: &Observer<f32>, b: &Observer<f32>) -> Observer<Lanes<16>> {
     let join = |x: f32, y: f32| Lanes(fill(0.0, |l| if l < LANES { x } else { y }));
     let coords = |x: Coords<f32>, y: Coords<f32>| {
         Coords(fill(Lanes([0.0; 16]), |axis| join(x.0[axis], y.0[axis])))
@@ -628,7 +681,7 @@ fn slot_sums_with(
             if paired {
                 let b = observer_of(hash, table, next + 1);
                 let pair: &mut [Raw; 2] = (&mut raw[i..i + 2]).try_into().expect("two slots");
-                loops.pair(row.view, &[a, b], gathered, pair);
+                loops.pair(row.view, [&a, &b], gathered, pair);
                 stride[i + 1] = stride[i];
                 counts.candidates += 2 * gathered.len as u64;
                 next += 2;
@@ -644,17 +697,10 @@ fn slot_sums_with(
     raw[n..n.div_ceil(LANES) * LANES].fill([Lanes([0.0; LANES]); RAW_FIELDS]);
     for (b, out) in out.iter_mut().enumerate() {
         let group: &[Raw; LANES] = (&raw[b * LANES..(b + 1) * LANES]).try_into().unwrap();
-        let totals = loops.totals(group);
-        let sums = NeighbourSums::from_fields(fill(totals[0], |f| totals[f]));
-        let coincident = totals[SUM_FIELDS];
         let strides = Lanes(fill(1.0, |l| {
             stride.get(b * LANES + l).copied().unwrap_or(1.0)
         }));
-        *out = if strides.0.iter().any(|&k| k > 1.0) {
-            sums.scaled_lanes(strides)
-        } else {
-            sums
-        };
+        let coincident = loops.totals(group, &strides, out);
         for l in 0..LANES {
             if coincident.0[l] > 1.0 {
                 // Rare: other boids on exactly this spot. Push apart along a per-pair direction.
