@@ -88,8 +88,8 @@ pub fn flocking_forces(
             for (b, (sums, out)) in sums_of.iter().zip(out.chunks_mut(LANES)).enumerate() {
                 // SAFETY: `flocking_lanes` and `unit_lanes` gave the build for this CPU.
                 let lanes = (
-                    |f: &ForceIn| unsafe { lanes.0(f) },
-                    |f: &ForceIn| unsafe { lanes.1(f) },
+                    |f: &ForceIn<'_>| unsafe { lanes.0(f) },
+                    |f: &ForceIn<'_>| unsafe { lanes.1(f) },
                 );
                 block(hash, table, first + b * LANES, sums, out, lanes);
             }
@@ -153,8 +153,8 @@ impl<'a> Sums<'a> {
 /// What the forces of eight boids are made from: their sums and velocities, and their flocks'
 /// numbers, in lanes.
 #[derive(Clone, Copy)]
-struct ForceIn {
-    sums: NeighbourSums<Lanes<LANES>>,
+struct ForceIn<'a> {
+    sums: &'a NeighbourSums<Lanes<LANES>>,
     velocity: Coords<Lanes<LANES>>,
     speed: Lanes<LANES>,
     max_force: Lanes<LANES>,
@@ -165,27 +165,27 @@ struct ForceIn {
 /// [`flocking_force`] in lanes (turned back into vectors here, where the build's vector
 /// instructions can shuffle them).
 #[inline(always)]
-fn flocking_force_in(f: &ForceIn) -> [Vector; LANES] {
-    let force = flocking_force(&f.sums, f.velocity, f.speed, f.max_force, &f.weights);
+fn flocking_force_in(f: &ForceIn<'_>) -> [Vector; LANES] {
+    let force = flocking_force(f.sums, f.velocity, f.speed, f.max_force, &f.weights);
     fill(Vector::ZERO, |l| force.lane(l))
 }
 
 /// [`unit_force`] in lanes (as [`flocking_force_in`]).
 #[inline(always)]
-fn unit_force_in(f: &ForceIn) -> [Vector; LANES] {
+fn unit_force_in(f: &ForceIn<'_>) -> [Vector; LANES] {
     let (distance, weight) = (f.separation_distance, f.weights.separation);
-    let force = unit_force(&f.sums, f.speed, f.max_force, distance, weight);
+    let force = unit_force(f.sums, f.speed, f.max_force, distance, weight);
     fill(Vector::ZERO, |l| force.lane(l))
 }
 
 out_of_line! {
     /// [`flocking_force_in`] for eight boids, in the build for this CPU, out of line.
-    fn flocking_lanes(f: &ForceIn) -> [Vector; LANES] = flocking_force_in(f);
+    fn flocking_lanes(f: &ForceIn<'_>) -> [Vector; LANES] = flocking_force_in(f);
 }
 
 out_of_line! {
     /// [`unit_force_in`] for eight boids, in the build for this CPU, out of line.
-    fn unit_lanes(f: &ForceIn) -> [Vector; LANES] = unit_force_in(f);
+    fn unit_lanes(f: &ForceIn<'_>) -> [Vector; LANES] = unit_force_in(f);
 }
 
 /// The forces of the boids in the slots from `first` (as many as `out` holds, at most eight),
@@ -198,8 +198,8 @@ fn block(
     sums: &NeighbourSums<Lanes<LANES>>,
     out: &mut [Vector],
     (flocking, unit): (
-        impl Fn(&ForceIn) -> [Vector; LANES],
-        impl Fn(&ForceIn) -> [Vector; LANES],
+        impl Fn(&ForceIn<'_>) -> [Vector; LANES],
+        impl Fn(&ForceIn<'_>) -> [Vector; LANES],
     ),
 ) {
     let arrays = hash.arrays();
@@ -210,18 +210,18 @@ fn block(
     let units = MaskLanes::<LANES>(fill(0, |l| if keys[l] & UNIT_KEY != 0 { !0 } else { 0 }));
     let flock = |l: usize| FlockId(((keys[l] & !UNIT_KEY) >> 16) as u16);
     let uniform = keys.iter().all(|&k| (k ^ keys[0]) & !0xffff == 0);
-    let rows: [&FlockRow; LANES] = fill(table.row(flock(0)), |l| table.row(flock(l)));
-    let param = |f: fn(&FlockRow) -> f32| {
-        if uniform {
-            Lanes::splat(f(rows[0]))
-        } else {
-            Lanes::from_fn(|l| f(rows[l]))
-        }
+    let first_row = table.row(flock(0));
+    // Each lane's row only where the block mixes flocks.
+    let rows: Option<[&FlockRow; LANES]> =
+        (!uniform).then(|| fill(first_row, |l| table.row(flock(l))));
+    let param = |f: fn(&FlockRow) -> f32| match &rows {
+        None => Lanes::splat(f(first_row)),
+        Some(rows) => Lanes::from_fn(|l| f(rows[l])),
     };
     let flock_speed = param(|r| r.max_speed);
     let own = Lanes::from_fn(|l| arrays.speeds[at(l)]);
     let input = ForceIn {
-        sums: *sums,
+        sums,
         velocity: Coords::from_fn(|l| arrays.motions[at(l)].velocity),
         // Its own top speed where it has one (not NaN), else its flock's.
         speed: Lanes::select(own.eq(own), own, flock_speed),

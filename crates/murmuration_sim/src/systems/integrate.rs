@@ -138,14 +138,14 @@ fn integrate_slices(step: &Step, movers: &Movers, mut slices: Slices) {
 /// The lane part of integrating a block of `N` entities: where they were and what moves them,
 /// as the components hold them (one vector each), and their speed limits.
 #[derive(Clone, Copy)]
-struct MoveIn<const N: usize> {
+struct MoveIn<'a, const N: usize> {
     position: [Vector; N],
     velocity: [Vector; N],
     acceleration: [Vector; N],
     min: Lanes<N>,
     max: Lanes<N>,
     dt: f32,
-    bounds: SimulationBounds,
+    bounds: &'a SimulationBounds,
 }
 
 /// What the lane part computed: each entity's new position and velocity, the way back to its
@@ -164,8 +164,8 @@ struct MoveOut<const N: usize> {
 /// [`motion::integrate`](crate::motion::integrate) and the way back, in lanes: the vectors
 /// turned into lanes and back here, where the build's vector instructions can shuffle them.
 #[inline(always)]
-fn move_in_lanes<const N: usize>(m: &MoveIn<N>) -> MoveOut<N> {
-    let world = World::<Lanes<N>>::new(&m.bounds);
+fn move_in_lanes<const N: usize>(m: &MoveIn<'_, N>) -> MoveOut<N> {
+    let world = World::<Lanes<N>>::new(m.bounds);
     let dt = Lanes::splat(m.dt);
     let limits = (m.min, m.max);
     let old = Coords::<Lanes<N>>::from_fn(|l| m.position[l]);
@@ -186,7 +186,7 @@ fn move_in_lanes<const N: usize>(m: &MoveIn<N>) -> MoveOut<N> {
 
 out_of_line! {
     /// [`move_in_lanes`] for eight entities, in the build for this CPU, out of line.
-    fn move_lanes(m: &MoveIn<8>) -> MoveOut<8> = move_in_lanes(m);
+    fn move_lanes(m: &MoveIn<'_, 8>) -> MoveOut<8> = move_in_lanes(m);
 }
 
 /// Integrates the `N` entities from `first`: the lane part (`lanes`, [`move_in_lanes`]), then,
@@ -198,7 +198,7 @@ fn integrate_block<const N: usize>(
     movers: &Movers,
     first: usize,
     (p, v, a, previous): &mut Slices,
-    lanes: impl Fn(&MoveIn<N>) -> MoveOut<N>,
+    lanes: impl Fn(&MoveIn<'_, N>) -> MoveOut<N>,
 ) {
     let bounds = step.bounds;
     let flocks = &movers.flocks[first..first + N];
@@ -219,7 +219,7 @@ fn integrate_block<const N: usize>(
         min: Lanes::from_fn(|l| limits[l].0),
         max: Lanes::from_fn(|l| limits[l].1),
         dt: step.dt,
-        bounds: *bounds,
+        bounds,
     };
     let out = lanes(&input);
     let obstacles = !step.obstacles.is_empty();
