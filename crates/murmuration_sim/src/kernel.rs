@@ -376,6 +376,53 @@ type SingleLoop = unsafe fn(&Observer<f32>, &Gathered, &mut Raw);
 // the array was read back with wide loads that waited on its narrow stores (2% of the step).
 type PairLoop = unsafe fn(&Observer<f32>, &Observer<f32>, &Gathered, &mut [Raw; 2]);
 
+/// The [`LaneLoops`] of the build this expands in: [`observer_lanes`], [`pair_lanes`] (where
+/// `$pairs`) and [`raw_totals`] as functions of their own with `$attr`s on each, written once
+/// for the portable build and the dispatched ones.
+macro_rules! lane_loops {
+    ($pairs:expr $(, #[$attr:meta])*) => {{
+        /// [`observer_lanes`] in this build.
+        ///
+        /// # Safety
+        /// The CPU must have the build's features (the baseline needs none; the dispatcher
+        /// checked the others).
+        $(#[$attr])*
+        unsafe fn single<const VIEW: u8>(o: &Observer<f32>, g: &Gathered, out: &mut Raw) {
+            observer_lanes::<VIEW>(o, g, out);
+        }
+        /// [`pair_lanes`] in this build.
+        ///
+        /// # Safety
+        /// As for `single`.
+        $(#[$attr])*
+        unsafe fn pair<const VIEW: u8>(
+            a: &Observer<f32>,
+            b: &Observer<f32>,
+            g: &Gathered,
+            out: &mut [Raw; 2],
+        ) {
+            pair_lanes::<VIEW>(a, b, g, out);
+        }
+        /// [`raw_totals`] in this build.
+        ///
+        /// # Safety
+        /// As for `single`.
+        $(#[$attr])*
+        unsafe fn totals(
+            raw: &[Raw; LANES],
+            stride: &Lanes<LANES>,
+            out: &mut NeighbourSums<Lanes<LANES>>,
+        ) -> Lanes<LANES> {
+            raw_totals(raw, stride, out)
+        }
+        LaneLoops {
+            single: [single::<VIEW_ALL>, single::<VIEW_NARROW>, single::<VIEW_WIDE>],
+            pairs: $pairs.then_some([pair::<VIEW_ALL>, pair::<VIEW_NARROW>, pair::<VIEW_WIDE>]),
+            totals,
+        }
+    }};
+}
+
 /// The lane code of one build: the loops for each field-of-view kind ([`VIEW_ALL`],
 /// [`VIEW_NARROW`], [`VIEW_WIDE`]), one observer at a time, and two side by side where the build
 /// has 512-bit vectors; and [`raw_totals`].
@@ -402,45 +449,7 @@ impl LaneLoops {
     /// The portable build's loops, pairing observers if `pairs` (which the portable build never
     /// does on its own, but a test can ask for, to check the pairing on any CPU).
     fn portable(pairs: bool) -> Self {
-        /// [`observer_lanes`] in the baseline build.
-        ///
-        /// # Safety
-        /// None: `unsafe` only to share the type of the builds that need their CPU features.
-        unsafe fn single<const VIEW: u8>(o: &Observer<f32>, g: &Gathered, out: &mut Raw) {
-            observer_lanes::<VIEW>(o, g, out);
-        }
-        /// [`pair_lanes`] in the baseline build.
-        ///
-        /// # Safety
-        /// None, as for `single`.
-        unsafe fn pair<const VIEW: u8>(
-            a: &Observer<f32>,
-            b: &Observer<f32>,
-            g: &Gathered,
-            out: &mut [Raw; 2],
-        ) {
-            pair_lanes::<VIEW>(a, b, g, out);
-        }
-        /// [`raw_totals`] in the baseline build.
-        ///
-        /// # Safety
-        /// None, as for `single`.
-        unsafe fn totals(
-            raw: &[Raw; LANES],
-            stride: &Lanes<LANES>,
-            out: &mut NeighbourSums<Lanes<LANES>>,
-        ) -> Lanes<LANES> {
-            raw_totals(raw, stride, out)
-        }
-        Self {
-            single: [
-                single::<VIEW_ALL>,
-                single::<VIEW_NARROW>,
-                single::<VIEW_WIDE>,
-            ],
-            pairs: pairs.then_some([pair::<VIEW_ALL>, pair::<VIEW_NARROW>, pair::<VIEW_WIDE>]),
-            totals,
-        }
+        lane_loops!(pairs)
     }
 
     /// The sums of `o` over `gathered`, with its field of view `view`, into `out`.
@@ -476,48 +485,8 @@ impl LaneLoops {
 simd_targets! {
     /// The lane loops built for this CPU's SIMD (see [`LaneLoops`]).
     fn dispatched_lane_loops() -> LaneLoops {
-        /// [`observer_lanes`] built for the selected target.
-        ///
-        /// # Safety
-        /// The CPU must have the target's features (the dispatcher checked).
-        #[multiversion::inherit_target]
-        #[inline(never)]
-        unsafe fn single<const VIEW: u8>(o: &Observer<f32>, g: &Gathered, out: &mut Raw) {
-            observer_lanes::<VIEW>(o, g, out);
-        }
-        /// [`pair_lanes`] built for the selected target.
-        ///
-        /// # Safety
-        /// As for `single`.
-        #[multiversion::inherit_target]
-        #[inline(never)]
-        unsafe fn pair<const VIEW: u8>(
-            a: &Observer<f32>,
-            b: &Observer<f32>,
-            g: &Gathered,
-            out: &mut [Raw; 2],
-        ) {
-            pair_lanes::<VIEW>(a, b, g, out);
-        }
-        /// [`raw_totals`] built for the selected target.
-        ///
-        /// # Safety
-        /// As for `single`.
-        #[multiversion::inherit_target]
-        #[inline(never)]
-        unsafe fn totals(
-            raw: &[Raw; LANES],
-            stride: &Lanes<LANES>,
-            out: &mut NeighbourSums<Lanes<LANES>>,
-        ) -> Lanes<LANES> {
-            raw_totals(raw, stride, out)
-        }
         let wide = multiversion::target::target_cfg_f!(target_feature = "avx512f");
-        LaneLoops {
-            single: [single::<VIEW_ALL>, single::<VIEW_NARROW>, single::<VIEW_WIDE>],
-            pairs: wide.then_some([pair::<VIEW_ALL>, pair::<VIEW_NARROW>, pair::<VIEW_WIDE>]),
-            totals,
-        }
+        lane_loops!(wide, #[multiversion::inherit_target], #[inline(never)])
     }
 }
 
