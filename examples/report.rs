@@ -1,10 +1,14 @@
-//! Runs each preset headless from a fixed seed and prints one line of flock metrics per preset, for scripts and for the README's table.
+//! Runs each preset headless from a fixed seed and prints one line of steady-state flock metrics per preset and case, for scripts and for the README's table.
 //!
-//! `cargo run --example report -- --seed 1 --boids 500 --seconds 60`
+//! `cargo run --release --example report -- --seed 1 --boids 1000 --seconds 60 [--preset fish]
+//! [--comfort 8]`
 //!
-//! Each preset flies in the same wrapping 1200 x 900 world from the same seed, released in its
-//! central 600 x 450 (as a flock starts out together); the numbers are the means over the last
-//! fifth of the run, sampled every 30 steps (twice a simulated second).
+//! Each preset flies as `MeasuredRun::steady` sets it up: a wrapping world of 1,080 square units
+//! a boid (1200 x 900 for 1,000 boids, larger in proportion for more), the same seed, released in
+//! the middle of the world at twice its mean density (as a flock starts out together); once flying freely and once
+//! pulled together by an attractor at the centre of the world (as the starlings example's roost). The numbers are the
+//! means over the last fifth of the run, sampled every 30 steps (twice a simulated second).
+//! `nn_per_separation` is the mean nearest-neighbour distance over the separation distance.
 
 use bevy::prelude::*;
 use bevy_murmuration::prelude::*;
@@ -15,6 +19,10 @@ struct Settings {
     seed: u64,
     boids: usize,
     seconds: u32,
+    /// Only this preset, if given.
+    preset: Option<String>,
+    /// The presets' crowding comfort instead of their own, where they have one.
+    comfort: Option<f32>,
 }
 
 fn parse<T: std::str::FromStr>(flag: &str, value: Option<&String>) -> T {
@@ -26,8 +34,10 @@ fn parse<T: std::str::FromStr>(flag: &str, value: Option<&String>) -> T {
 fn settings() -> Settings {
     let mut settings = Settings {
         seed: 1,
-        boids: 500,
+        boids: 1000,
         seconds: 60,
+        preset: None,
+        comfort: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
@@ -35,24 +45,22 @@ fn settings() -> Settings {
             "--seed" => settings.seed = parse("--seed", pair.get(1)),
             "--boids" => settings.boids = parse("--boids", pair.get(1)),
             "--seconds" => settings.seconds = parse("--seconds", pair.get(1)),
-            other => panic!("unknown flag {other}; use --seed, --boids, --seconds"),
+            "--preset" => settings.preset = pair.get(1).cloned(),
+            "--comfort" => settings.comfort = Some(parse("--comfort", pair.get(1))),
+            other => {
+                panic!("unknown flag {other}; use --seed, --boids, --seconds, --preset, --comfort")
+            }
         }
     }
     settings
 }
 
-/// Flies `params` for the asked time and returns the mean metrics of the last fifth.
-fn run(params: FlockParams, settings: &Settings) -> FlockMetrics {
+/// Flies `params` for the asked time, pulled to the centre or not, and returns the mean metrics
+/// of the last fifth.
+fn run(params: FlockParams, settings: &Settings, pulled: bool) -> FlockMetrics {
     MeasuredRun {
-        params,
-        bounds: SimulationBounds::wrap(Rect::new(0.0, 0.0, 1200.0, 900.0)),
-        // Released together in the middle of the world, as a flock starts out.
-        population: FlockPopulation {
-            region: Some(Rect::new(300.0, 225.0, 900.0, 675.0)),
-            ..FlockPopulation::new(settings.boids, settings.seed)
-        },
         seconds: settings.seconds as f32,
-        steps_per_second: 60.0,
+        ..MeasuredRun::steady(params, settings.boids, settings.seed, pulled)
     }
     .measure()
 }
@@ -65,19 +73,34 @@ fn main() {
         ("sheep", FlockParams::sheep()),
         ("tutorial", FlockParams::default()),
     ] {
-        let m = run(params, &settings);
-        println!(
-            "preset={name} boids={} seconds={} polarization={:.2} nn_distance={:.1} groups={} \
-             largest_share={:.2} violations={:.2} milling={:.2} mean_speed={:.1}",
-            m.boids,
-            settings.seconds,
-            m.polarization,
-            m.nn_distance,
-            m.groups,
-            m.largest_share,
-            m.violations,
-            m.milling,
-            m.mean_speed,
-        );
+        if settings.preset.as_ref().is_some_and(|p| p != name) {
+            continue;
+        }
+        let params = match settings.comfort {
+            Some(comfort) if params.crowding_comfort > 0.0 => FlockParams {
+                crowding_comfort: comfort,
+                ..params
+            },
+            _ => params,
+        };
+        for pulled in [false, true] {
+            let m = run(params.clone(), &settings, pulled);
+            println!(
+                "preset={name} case={} boids={} seconds={} polarization={:.2} nn_distance={:.1} \
+                 nn_per_separation={:.2} groups={} largest_share={:.2} violations={:.2} \
+                 milling={:.2} mean_speed={:.1}",
+                if pulled { "pulled" } else { "free" },
+                m.boids,
+                settings.seconds,
+                m.polarization,
+                m.nn_distance,
+                m.nn_distance / params.separation_distance,
+                m.groups,
+                m.largest_share,
+                m.violations,
+                m.milling,
+                m.mean_speed,
+            );
+        }
     }
 }

@@ -1,11 +1,12 @@
 //! Times the simulation on your machine: one line of key=value numbers per run (median step, nanoseconds per boid, neighbours, hash share), headless or in a window.
 //!
 //! `cargo run --release --example stress -- --boids 100000 --steps 300 [--threads 2]
-//! [--area-per-boid 1250] [--clustered] [--brute-force] [--seed 1] [--window]`
+//! [--area-per-boid 1250] [--clustered] [--brute-force] [--seed 1] [--settle 3000] [--window]`
 //!
 //! Headless, it builds the flock of `murmuration_harness::stress` (the starlings preset, two species,
-//! a wrapping world at about 12 neighbours per boid), warms up, times `--steps` updates and
-//! prints the medians. With `--window` it draws the same flock and prints the mean frame time
+//! a wrapping world at about 12 neighbours per boid), lets it fly `--settle` steps first if asked
+//! (a flock after a minute of flight, rather than the fresh one), warms up, times `--steps` updates
+//! and prints the medians. With `--window` it draws the same flock and prints the mean frame time
 //! beside the simulation's share of it.
 
 use bevy::app::TaskPoolPlugin;
@@ -22,6 +23,8 @@ struct Args {
     flock: StressFlock,
     steps: usize,
     threads: Option<usize>,
+    /// Steps flown before the timing starts.
+    settle: usize,
     window: bool,
 }
 
@@ -31,6 +34,7 @@ fn parse() -> Args {
         flock: StressFlock::new(100_000),
         steps: 300,
         threads: std::thread::available_parallelism().ok().map(|n| n.get()),
+        settle: 0,
         window: false,
     };
     let mut i = 0;
@@ -43,6 +47,7 @@ fn parse() -> Args {
         match all[i].as_str() {
             "--boids" => args.flock.boids = number(i, "--boids") as usize,
             "--steps" => args.steps = number(i, "--steps") as usize,
+            "--settle" => args.settle = number(i, "--settle") as usize,
             "--threads" => args.threads = Some(number(i, "--threads") as usize),
             "--seed" => args.flock.seed = number(i, "--seed"),
             "--area-per-boid" => args.flock.area_per_boid = number(i, "--area-per-boid") as f32,
@@ -51,7 +56,7 @@ fn parse() -> Args {
             "--window" => args.window = true,
             other => panic!(
                 "unknown flag {other}; use --boids N --steps N --threads N --seed N \
-                 --area-per-boid N --clustered --brute-force --window"
+                 --area-per-boid N --settle N --clustered --brute-force --window"
             ),
         }
         i += if matches!(
@@ -72,6 +77,9 @@ fn main() -> AppExit {
         return windowed(&args);
     }
     let mut app = args.flock.app(args.threads);
+    for _ in 0..args.settle {
+        app.update();
+    }
     let report = StressReport::measure(&mut app, args.steps);
     println!("{report}");
     AppExit::Success

@@ -19,9 +19,35 @@ pub struct MeasuredRun {
     pub seconds: f32,
     /// Fixed steps per simulated second.
     pub steps_per_second: f64,
+    /// An [`Attractor`] here pulls the whole flock together (as the starlings example's roost),
+    /// or none.
+    pub roost: Option<Vec2>,
 }
 
 impl MeasuredRun {
+    /// World area a boid in [`Self::steady`]: 1200 x 900 for 1,000 boids.
+    pub const AREA_PER_BOID: f32 = 1080.0;
+
+    /// The steady-state run of the `report` example and the spacing tests: `boids` boids from
+    /// `seed` in a wrapping world of [`Self::AREA_PER_BOID`] a boid (4:3), released together in
+    /// the middle of it (70% of its width and height, about twice its mean density), flown for 60 simulated seconds at 60 steps a second; `pulled`, with an
+    /// [`Attractor`] at the centre of the world (as the starlings example's roost).
+    pub fn steady(params: FlockParams, boids: usize, seed: u64, pulled: bool) -> Self {
+        let size = Vec2::new(1200.0, 900.0) * (boids as f32 * Self::AREA_PER_BOID / 1.08e6).sqrt();
+        let world = Rect::from_corners(Vec2::ZERO, size);
+        Self {
+            params,
+            bounds: SimulationBounds::wrap(world),
+            population: FlockPopulation {
+                region: Some(Rect::from_center_size(world.center(), size * 0.7)),
+                ..FlockPopulation::new(boids, seed)
+            },
+            seconds: 60.0,
+            steps_per_second: 60.0,
+            roost: pulled.then_some(world.center()),
+        }
+    }
+
     /// Flies the run and returns the mean [`FlockMetrics`] over its last fifth (sampled at every
     /// refresh, every 30 steps).
     pub fn measure(&self) -> FlockMetrics {
@@ -35,6 +61,9 @@ impl MeasuredRun {
             .insert_resource(Time::<Fixed>::from_hz(self.steps_per_second))
             .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
             .insert_resource(self.population.clone());
+        if let Some(at) = self.roost {
+            app.world_mut().spawn((Attractor, Position(at)));
+        }
         let steps = (f64::from(self.seconds) * self.steps_per_second).round() as u64;
         let mut samples = Vec::new();
         let mut last = 0;

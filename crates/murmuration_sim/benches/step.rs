@@ -11,7 +11,7 @@ use bevy::prelude::*;
 use divan::{AllocProfiler, Bencher};
 use murmuration_harness::stress::{StressFlock, WARM_UP_STEPS};
 use murmuration_sim::prelude::*;
-use murmuration_sim::{FlockTable, NeighbourSearch, flocking_forces};
+use murmuration_sim::{FlockForces, FlockTable, NeighbourSearch, flocking_forces};
 
 #[global_allocator]
 static ALLOC: AllocProfiler = AllocProfiler::system();
@@ -86,7 +86,7 @@ fn neighbour_pass(bencher: Bencher, boids: usize) {
     let mut hash = SpatialHash::default();
     hash.rebuild(&bounds, params.perception_radius, &boids);
     let table = FlockTable::new(&params);
-    let mut out = Vec::new();
+    let mut out = FlockForces::default();
     bencher
         .bench_local(|| flocking_forces(&hash, &table, &bounds, NeighbourSearch::Grid, &mut out));
 }

@@ -69,7 +69,7 @@ pub use hunt::{BoidCaught, CatchRules, CatchStats, OnCatch};
 pub use kernel::{CANDIDATE_CAP, PassCounts};
 pub use metrics::{FlockMetrics, FlockShape, MetricsSettings};
 pub use motion::{MAX_DT, integrate_one, keep_out_of_obstacles};
-pub use neighbour_pass::{flocking_forces, neighbour_sums};
+pub use neighbour_pass::{FlockForces, flocking_forces, neighbour_sums};
 pub use neighbours::{
     NeighbourSearch, for_each_neighbour, for_each_neighbour_brute_force, neighbours_of,
 };

@@ -8,6 +8,8 @@
 
 use core::ops::Range;
 
+use bevy::prelude::Resource;
+
 use crate::bounds::SimulationBounds;
 use crate::components::FlockId;
 use crate::hash::{SpatialHash, UNIT_KEY};
@@ -16,7 +18,7 @@ use crate::lanes::{Coords, Lanes, MaskLanes, Real, fill};
 use crate::math::Vector;
 use crate::neighbours::{NeighbourSearch, walk_sums};
 use crate::parallel::{Parts, fold_parts};
-use crate::rules::{NeighbourSums, Weights, flocking_force, unit_force};
+use crate::rules::{NeighbourSums, Weights, flocking_force, give_way, unit_force};
 use crate::simd::out_of_line;
 use crate::table::{FlockRow, FlockTable};
 
@@ -63,29 +65,44 @@ pub fn neighbour_sums(
     fold_parts((0..n, &mut out[..]), PARTS, part, PassCounts::plus)
 }
 
+/// What the flocking pass gave each boid this step, by its [`HashSlot`](crate::HashSlot): kept
+/// as a resource for the steering systems after it (an [`Attractor`](crate::Attractor)'s pull
+/// gives way as cohesion does).
+#[derive(Resource, Debug, Clone, Default)]
+pub struct FlockForces {
+    /// Its flocking force.
+    pub force: Vec<Vector>,
+    /// How far its other pulls give way to its crowding, 0 to 1 ([`give_way`]; always 0 for
+    /// units).
+    pub give_way: Vec<f32>,
+}
+
 /// Fills `out` with the flocking force of every boid in `hash` (by slot): its
 /// [`NeighbourSums`] as [`neighbour_sums`] finds them, turned into [`flocking_force`] (or
 /// [`unit_force`] for a unit) at its own top speed or its flock's, with its flock's limits and
-/// weights. Returns what the pass counted.
+/// weights, and how far it gives way to its crowding. Returns what the pass counted.
 pub fn flocking_forces(
     hash: &SpatialHash,
     table: &FlockTable,
     bounds: &SimulationBounds,
     search: NeighbourSearch,
-    out: &mut Vec<Vector>,
+    out: &mut FlockForces,
 ) -> PassCounts {
     let n = hash.len();
-    out.resize(n, Vector::ZERO);
+    out.force.resize(n, Vector::ZERO);
+    out.give_way.resize(n, 0.0);
     let sums = Sums::new(hash, table, bounds, search);
-    let part = |(slots, out): (Range<usize>, &mut [Vector])| {
+    let part = |(slots, (out, yields)): (Range<usize>, (&mut [Vector], &mut [f32]))| {
         let lanes = (flocking_lanes(), unit_lanes());
         let mut buffer = [NeighbourSums::zero(); SLOT_RUN / LANES];
         let mut scratch = Scratch::new();
         let mut counts = PassCounts::default();
-        for (first, out) in slots.step_by(SLOT_RUN).zip(out.chunks_mut(SLOT_RUN)) {
+        let runs = out.chunks_mut(SLOT_RUN).zip(yields.chunks_mut(SLOT_RUN));
+        for (first, (out, yields)) in slots.step_by(SLOT_RUN).zip(runs) {
             let sums_of = &mut buffer[..out.len().div_ceil(LANES)];
             counts = counts.plus(sums.of(first..first + out.len(), sums_of, &mut scratch));
-            for (b, (sums, out)) in sums_of.iter().zip(out.chunks_mut(LANES)).enumerate() {
+            let blocks = out.chunks_mut(LANES).zip(yields.chunks_mut(LANES));
+            for (b, (sums, out)) in sums_of.iter().zip(blocks).enumerate() {
                 // SAFETY: `flocking_lanes` and `unit_lanes` gave the build for this CPU.
                 let lanes = (
                     |f: &ForceIn<'_>| unsafe { lanes.0(f) },
@@ -96,7 +113,8 @@ pub fn flocking_forces(
         }
         counts
     };
-    fold_parts((0..n, &mut out[..]), PARTS, part, PassCounts::plus)
+    let outs = (&mut out.force[..], &mut out.give_way[..]);
+    fold_parts((0..n, outs), PARTS, part, PassCounts::plus)
 }
 
 /// One pass's way to the sums of a run of slots.
@@ -162,30 +180,34 @@ struct ForceIn<'a> {
     weights: Weights<Lanes<LANES>>,
 }
 
-/// [`flocking_force`] in lanes (turned back into vectors here, where the build's vector
-/// instructions can shuffle them).
+/// Eight boids' forces and how far each gives way to its crowding.
+type ForceOut = ([Vector; LANES], Lanes<LANES>);
+
+/// [`flocking_force`] and [`give_way`] in lanes (the forces turned back into vectors here,
+/// where the build's vector instructions can shuffle them).
 #[inline(always)]
-fn flocking_force_in(f: &ForceIn<'_>) -> [Vector; LANES] {
+fn flocking_force_in(f: &ForceIn<'_>) -> ForceOut {
     let force = flocking_force(f.sums, f.velocity, f.speed, f.max_force, &f.weights);
-    fill(Vector::ZERO, |l| force.lane(l))
+    let yields = give_way(f.sums, f.weights.give_way);
+    (fill(Vector::ZERO, |l| force.lane(l)), yields)
 }
 
-/// [`unit_force`] in lanes (as [`flocking_force_in`]).
+/// [`unit_force`] in lanes (as [`flocking_force_in`]); units never give way.
 #[inline(always)]
-fn unit_force_in(f: &ForceIn<'_>) -> [Vector; LANES] {
+fn unit_force_in(f: &ForceIn<'_>) -> ForceOut {
     let (distance, weight) = (f.separation_distance, f.weights.separation);
     let force = unit_force(f.sums, f.speed, f.max_force, distance, weight);
-    fill(Vector::ZERO, |l| force.lane(l))
+    (fill(Vector::ZERO, |l| force.lane(l)), Lanes::splat(0.0))
 }
 
 out_of_line! {
     /// [`flocking_force_in`] for eight boids, in the build for this CPU, out of line.
-    fn flocking_lanes(f: &ForceIn<'_>) -> [Vector; LANES] = flocking_force_in(f);
+    fn flocking_lanes(f: &ForceIn<'_>) -> ForceOut = flocking_force_in(f);
 }
 
 out_of_line! {
     /// [`unit_force_in`] for eight boids, in the build for this CPU, out of line.
-    fn unit_lanes(f: &ForceIn<'_>) -> [Vector; LANES] = unit_force_in(f);
+    fn unit_lanes(f: &ForceIn<'_>) -> ForceOut = unit_force_in(f);
 }
 
 /// The forces of the boids in the slots from `first` (as many as `out` holds, at most eight),
@@ -196,10 +218,10 @@ fn block(
     table: &FlockTable,
     first: usize,
     sums: &NeighbourSums<Lanes<LANES>>,
-    out: &mut [Vector],
+    (out, yields): (&mut [Vector], &mut [f32]),
     (flocking, unit): (
-        impl Fn(&ForceIn<'_>) -> [Vector; LANES],
-        impl Fn(&ForceIn<'_>) -> [Vector; LANES],
+        impl Fn(&ForceIn<'_>) -> ForceOut,
+        impl Fn(&ForceIn<'_>) -> ForceOut,
     ),
 ) {
     let arrays = hash.arrays();
@@ -231,19 +253,26 @@ fn block(
             separation: param(|r| r.weights.separation),
             alignment: param(|r| r.weights.alignment),
             cohesion: param(|r| r.weights.cohesion),
+            give_way: param(|r| r.weights.give_way),
         },
     };
-    let force = if !Lanes::any(units) {
+    let (force, yielding) = if !Lanes::any(units) {
         flocking(&input)
     } else if !Lanes::any(!units) {
         unit(&input)
     } else {
         let (unit, flocking) = (unit(&input), flocking(&input));
-        fill(Vector::ZERO, |l| {
-            if units.lane(l) { unit[l] } else { flocking[l] }
-        })
+        let force = fill(Vector::ZERO, |l| {
+            if units.lane(l) {
+                unit.0[l]
+            } else {
+                flocking.0[l]
+            }
+        });
+        (force, Lanes::select(units, unit.1, flocking.1))
     };
     out.copy_from_slice(&force[..n]);
+    yields.copy_from_slice(&yielding.0[..n]);
 }
 
 #[cfg(test)]
@@ -322,7 +351,7 @@ mod tests {
         }
         build.finish();
         let search = NeighbourSearch::Grid;
-        let mut forces = Vec::new();
+        let mut forces = FlockForces::default();
         flocking_forces(&hash, &table, &bounds, search, &mut forces);
         let mut sums = Vec::new();
         neighbour_sums(&hash, &table, &bounds, search, &mut sums);
@@ -341,7 +370,21 @@ mod tests {
                 flocking_force(s, v, speed, row.max_force, &row.weights)
             };
             let bits = |v: Vec2| v.to_array().map(f32::to_bits);
-            assert_eq!(bits(forces[slot]), bits(want.to_vector()), "slot {slot}");
+            assert_eq!(
+                bits(forces.force[slot]),
+                bits(want.to_vector()),
+                "slot {slot}"
+            );
+            let yields = if hash.is_unit(slot) {
+                0.0
+            } else {
+                give_way(s, row.weights.give_way)
+            };
+            assert_eq!(
+                forces.give_way[slot].to_bits(),
+                yields.to_bits(),
+                "slot {slot}"
+            );
         }
         assert_eq!((units, own), (200, 300));
     }

@@ -18,6 +18,7 @@ use crate::flock::{Flock, FlockMembers, InFlock, resolve_flocks};
 use crate::hash::{HashHit, KNearest, SpatialHash};
 use crate::hunt::{self, BoidCaught, CatchRules, CatchStats, OnCatch};
 use crate::metrics::{self, FlockMetrics, FlockShape, MetricsSettings};
+use crate::neighbour_pass::FlockForces;
 use crate::neighbours::NeighbourSearch;
 use crate::params::{FlockParams, NeighbourMode, ParamIssue};
 use crate::population::{FlockPopulation, Population, ResetFlock, maintain_population};
@@ -229,6 +230,7 @@ impl Plugin for StepPlugin {
         app.insert_resource(BoidsSchedule(schedule))
             .init_resource::<FlockTable>()
             .init_resource::<SpatialHash>()
+            .init_resource::<FlockForces>()
             .init_resource::<NeighbourSearch>()
             .init_resource::<FlockStats>()
             .init_resource::<SimulationControl>()

@@ -164,6 +164,10 @@ pub struct NeighbourSums<R: Real> {
     pub same: R,
     /// Neighbours of any flock and species.
     pub neighbours: R,
+    /// Crowding: the sum of `1 / |p - q|^2` over the same neighbours as separation (closer than
+    /// the separation distance, any flock and species). Unlike the separation vector it does
+    /// not cancel out in a crowd that surrounds the boid evenly ([`give_way`]).
+    pub crowding: R,
 }
 
 impl<R: Real> NeighbourSums<R> {
@@ -217,6 +221,7 @@ impl<const N: usize> NeighbourSums<Lanes<N>> {
             cohesion: c(self.cohesion),
             same: self.same.total(),
             neighbours: self.neighbours.total(),
+            crowding: self.crowding.total(),
         }
     }
 
@@ -282,6 +287,7 @@ pub fn accumulate<R: Real>(
     // every CPU for the flock to replay bit for bit.
     let push = R::select(close, R::splat(1.0) / d2, zero);
     sums.separation = sums.separation - d.scale(push);
+    sums.crowding = sums.crowding + push;
     sums.alignment = sums.alignment + Coords::select(same, c.velocity, Coords::zero());
     sums.cohesion = sums.cohesion + Coords::select(same, d, Coords::zero());
     sums.same = sums.same + R::one_if(same);
@@ -302,6 +308,7 @@ pub fn accumulate_coincident(
     if 0.0 < o.separation2 {
         let push = 1.0 / COINCIDENT_DISTANCE;
         sums.separation = sums.separation + tie_break.scale(push);
+        sums.crowding += push * push;
     }
     if c.key == o.key {
         sums.alignment = sums.alignment + c.velocity;
@@ -325,7 +332,7 @@ pub fn steer<R: Real>(dir: Coords<R>, v: Coords<R>, speed: R, max_force: R) -> C
     Coords::select(some, force, Coords::zero())
 }
 
-/// The weights of the three flocking rules.
+/// The weights of the three flocking rules, and how the pulls give way to crowding.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Weights<R> {
     /// Separation.
@@ -334,12 +341,36 @@ pub struct Weights<R> {
     pub alignment: R,
     /// Cohesion.
     pub cohesion: R,
+    /// `separation_distance^2 / crowding_comfort`, zero where the flock keeps the tutorial's
+    /// rule ([`give_way`]).
+    pub give_way: R,
+}
+
+/// How far a boid's pulls toward others give way to its crowding, from 0 (not at all) to 1
+/// (entirely): `clamp(C s^2 / comfort - 1, 0, 1)`, where `C s^2` is the sum of `(s / d)^2` over
+/// the neighbours closer than the separation distance `s` ([`NeighbourSums::crowding`]) and
+/// `comfort` the flock's [`crowding_comfort`](crate::FlockParams::crowding_comfort). Zero up to
+/// the comfortable crowding, one from twice it. `give_way` is `s^2 / comfort` (zero: never).
+///
+/// This is Reynolds' prioritised allocation (1987) in its simplest form: keeping apart comes
+/// first, so a crowded boid stops heeding whatever pulls it toward the others (cohesion, and an
+/// [`Attractor`](crate::Attractor)'s seek), and only the others' pushes and alignment steer it.
+/// A pull on the whole flock then cannot squeeze it any tighter than its comfortable crowding,
+/// however many boids it holds: each boid yields on its own, so no pressure builds up from the
+/// edge to the middle, as it would if every separation push had to hold the pull of all the boids
+/// behind it.
+#[inline(always)]
+pub fn give_way<R: Real>(s: &NeighbourSums<R>, give_way: R) -> R {
+    let (zero, one) = (R::splat(0.0), R::splat(1.0));
+    let over = s.crowding * give_way - one;
+    R::select(over.gt(one), one, R::select(over.gt(zero), over, zero))
 }
 
 /// The flocking force from a boid's sums: `separation_weight * steer(sum of pushes) +
-/// alignment_weight * steer(sum of velocities) + cohesion_weight * steer(mean delta)`, each
-/// `steer` at `speed` and capped at `max_force`; alignment and cohesion only with a neighbour of
-/// the boid's own flock and species.
+/// alignment_weight * steer(sum of velocities) + (1 - g) cohesion_weight * steer(mean delta)`,
+/// each `steer` at `speed` and capped at `max_force`, where `g` is how far the boid gives way to
+/// its crowding ([`give_way`], zero for the tutorial's rule); alignment and cohesion only with a
+/// neighbour of the boid's own flock and species.
 ///
 /// Alignment uses the sum, not the mean: only its direction matters to `steer`. Cohesion's mean
 /// delta is the way to the local centre, `mean(q) - p`.
@@ -351,10 +382,12 @@ pub fn flocking_force<R: Real>(
     max_force: R,
     w: &Weights<R>,
 ) -> Coords<R> {
-    let separation = steer(s.separation, v, speed, max_force).scale(w.separation);
+    let g = give_way(s, w.give_way);
+    let one = R::splat(1.0);
+    let separation = steer(s.separation, v, speed, max_force).scale(w.separation * (one + g));
     let alignment = steer(s.alignment, v, speed, max_force).scale(w.alignment);
     let centre = s.cohesion.div_by(s.same);
-    let cohesion = steer(centre, v, speed, max_force).scale(w.cohesion);
+    let cohesion = steer(centre, v, speed, max_force).scale(w.cohesion * (one - g));
     let flocking = s.same.gt(R::splat(0.0));
     Coords::select(flocking, separation + alignment + cohesion, separation)
 }
@@ -423,7 +456,35 @@ mod tests {
             cohesion: Coords::of(v() * 3.0),
             same: (i % 4) as f32,
             neighbours: (i % 6) as f32,
+            // Times `give_way` below: from no crowding to twice the comfort, every branch.
+            crowding: (i % 9) as f32 * 0.0008,
         }
+    }
+
+    /// Pulls give way from the comfortable crowding on, fully from twice it; never under the
+    /// tutorial's rule (`give_way` zero), however crowded.
+    #[test]
+    fn pulls_give_way_between_the_comfort_and_twice_it() {
+        let (s, comfort) = (20.0f32, 2.0f32);
+        let at = |distances: &[f32], give: f32| {
+            let mut sums = NeighbourSums::<f32>::zero();
+            for d in distances {
+                sums.crowding += 1.0 / (d * d);
+            }
+            give_way(&sums, give)
+        };
+        let k = s * s / comfort;
+        let near = |x: f32, want: f32| (x - want).abs() < 1e-4;
+        assert_eq!(at(&[], k), 0.0);
+        // One neighbour at the separation distance: crowding 1, under the comfort of 2.
+        assert_eq!(at(&[s], k), 0.0);
+        // Crowding 3: half way.
+        assert!(near(at(&[s, s, s], k), 0.5), "{}", at(&[s, s, s], k));
+        assert!(near(at(&[s / 3f32.sqrt()], k), 0.5));
+        // Crowding 4 and far more: entirely.
+        assert_eq!(at(&[s / 2.0], k), 1.0);
+        assert_eq!(at(&[0.01; 50], k), 1.0);
+        assert_eq!(at(&[0.01; 50], 0.0), 0.0);
     }
 
     /// The forces of eight boids side by side are each boid's own, bit for bit: flocking and
@@ -443,11 +504,14 @@ mod tests {
                 separation: 1.6,
                 alignment: 1.0,
                 cohesion: 0.9,
+                // Separation distance 25 and crowding comfort 2.
+                give_way: if block % 2 == 0 { 312.5 } else { 0.0 },
             };
             let wl = Weights {
                 separation: Lanes::splat(w.separation),
                 alignment: Lanes::splat(w.alignment),
                 cohesion: Lanes::splat(w.cohesion),
+                give_way: Lanes::splat(w.give_way),
             };
             let (speed, max) = (120.0, 200.0);
             let flock = flocking_force(&lanes, v, Lanes::splat(speed), Lanes::splat(max), &wl);

@@ -79,6 +79,12 @@ impl FlockRow {
                 separation: params.separation_weight,
                 alignment: params.alignment_weight,
                 cohesion: params.cohesion_weight,
+                give_way: if params.crowding_comfort > 0.0 {
+                    params.separation_distance * params.separation_distance
+                        / params.crowding_comfort
+                } else {
+                    0.0
+                },
             },
             avoid_distance: params.avoid_distance,
             obstacle_weight: params.obstacle_weight,

@@ -20,6 +20,7 @@ fn measure_n(params: FlockParams, seconds: f32, boids: usize) -> FlockMetrics {
         },
         seconds,
         steps_per_second: 60.0,
+        roost: None,
     }
     .measure();
     println!("{m:?}");

@@ -6,8 +6,7 @@ use bevy::prelude::*;
 
 use crate::components::{Acceleration, Boid, HashSlot};
 use crate::hash::SpatialHash;
-use crate::math::Vector;
-use crate::neighbour_pass::flocking_forces;
+use crate::neighbour_pass::{FlockForces, flocking_forces};
 use crate::neighbours::NeighbourSearch;
 use crate::parallel::{Changing, DENSE, Parts, for_each_part};
 use crate::stats::FlockStats;
@@ -26,13 +25,13 @@ pub(crate) fn flock(
     hash: Res<SpatialHash>,
     search: Res<NeighbourSearch>,
     mut boids: Query<(&HashSlot, &mut Acceleration), With<Boid>>,
-    mut forces: Local<Vec<Vector>>,
+    mut forces: ResMut<FlockForces>,
     mut stats: ResMut<FlockStats>,
 ) {
     let counts = flocking_forces(&hash, &table, &bounds, *search, &mut forces);
     stats.candidates = counts.candidates;
     stats.neighbours = counts.neighbours;
-    let forces = &forces[..];
+    let forces = &forces.force[..];
     for (slots, acceleration) in boids.contiguous_iter_mut().expect(DENSE) {
         // Every boid's acceleration changes: the change ticks are marked in the parts.
         let (acceleration, mut ticks) = ContiguousMut::bypass_change_detection_split(acceleration);

@@ -9,9 +9,11 @@ use crate::behaviours::{
 use crate::bounds::Edges;
 use crate::components::FlockId;
 use crate::components::{
-    Acceleration, Arrive, Attractor, Boid, Hunter, MaxSpeed, Obstacle, Position, Predator, Velocity,
+    Acceleration, Arrive, Attractor, Boid, HashSlot, Hunter, MaxSpeed, Obstacle, Position,
+    Predator, Velocity,
 };
 use crate::hash::SpatialHash;
+use crate::neighbour_pass::FlockForces;
 use crate::systems::prepare::StepBounds;
 use crate::table::FlockTable;
 
@@ -127,12 +129,14 @@ pub(crate) fn flee_predators(
         });
 }
 
-/// Boids seek the nearest [`Attractor`], at any distance.
+/// Boids seek the nearest [`Attractor`], at any distance, as far as their crowding lets them
+/// (the pull gives way as cohesion does, see [`give_way`](crate::rules::give_way)).
 pub(crate) fn seek_attractors(
     bounds: Res<StepBounds>,
     table: Res<FlockTable>,
+    flocking: Res<FlockForces>,
     attractors: Query<&Position, With<Attractor>>,
-    mut boids: Query<Mover, (With<Boid>, Without<Arrive>)>,
+    mut boids: Query<(Mover, Option<&HashSlot>), (With<Boid>, Without<Arrive>)>,
     mut list: Local<Vec<Vec2>>,
 ) {
     list.clear();
@@ -142,7 +146,7 @@ pub(crate) fn seek_attractors(
     }
     boids
         .par_iter_mut()
-        .for_each(|(p, v, mut a, max_speed, flock)| {
+        .for_each(|((p, v, mut a, max_speed, flock), slot)| {
             let nearest = list
                 .iter()
                 .map(|&q| bounds.delta(p.0, q))
@@ -150,7 +154,12 @@ pub(crate) fn seek_attractors(
             if let Some(d) = nearest {
                 let row = table.row(*flock);
                 let speed = max_speed.map_or(row.max_speed, |m| m.0);
-                a.0 += steer(d, v.0, speed, row.max_force) * row.seek_weight;
+                // A boid spawned since the hash was built has no slot yet: it does not give way.
+                let yields = slot
+                    .and_then(|s| flocking.give_way.get(s.0 as usize))
+                    .copied()
+                    .unwrap_or(0.0);
+                a.0 += steer(d, v.0, speed, row.max_force) * row.seek_weight * (1.0 - yields);
             }
         });
 }

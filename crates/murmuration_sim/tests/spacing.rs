@@ -1,0 +1,64 @@
+//! The presets keep their spacing at any size: after 60 simulated seconds, flying freely and
+//! pulled together by an attractor at the centre of the world, the mean nearest-neighbour
+//! distance is at least half the separation distance, and a flock eight times bigger (in a world
+//! eight times bigger) keeps it within 1.25x. The same runs as the `report` example
+//! (`MeasuredRun::steady`).
+
+use murmuration_harness::measured::MeasuredRun;
+use murmuration_sim::prelude::*;
+
+/// Mean nearest-neighbour distance over the separation distance, at steady state.
+fn spacing(params: &FlockParams, boids: usize, pulled: bool) -> f32 {
+    let m = MeasuredRun::steady(params.clone(), boids, 1, pulled).measure();
+    println!("{boids} boids, pulled {pulled}: {m:?}");
+    assert!(m.boids > 0, "measured the flock");
+    m.nn_distance / params.separation_distance
+}
+
+/// The spacing of `params` at 1,000 and 8,000 boids, free and pulled.
+fn keeps_its_spacing(params: FlockParams) {
+    for pulled in [false, true] {
+        let small = spacing(&params, 1000, pulled);
+        let big = spacing(&params, 8000, pulled);
+        for (boids, s) in [(1000, small), (8000, big)] {
+            assert!(
+                s >= 0.5,
+                "{boids} boids (pulled {pulled}): nearest neighbours at {s} separation distances"
+            );
+        }
+        let ratio = small.max(big) / small.min(big);
+        assert!(
+            ratio <= 1.25,
+            "pulled {pulled}: {small} at 1,000 boids against {big} at 8,000 ({ratio}x)"
+        );
+    }
+}
+
+#[test]
+fn starlings_keep_their_spacing_at_any_size() {
+    keeps_its_spacing(FlockParams::starlings());
+}
+
+#[test]
+fn fish_keep_their_spacing_at_any_size() {
+    keeps_its_spacing(FlockParams::fish());
+}
+
+#[test]
+fn sheep_keep_their_spacing_at_any_size() {
+    keeps_its_spacing(FlockParams::sheep());
+}
+
+/// The tutorial's exact rule does not: pulled together, its flock crushes, the more the bigger
+/// it is. This is what `crowding_comfort` is for.
+#[test]
+fn the_tutorials_rule_crushes_when_pulled() {
+    let params = FlockParams::default();
+    assert_eq!(params.crowding_comfort, 0.0, "the tutorial's rule exactly");
+    let small = spacing(&params, 1000, true);
+    let big = spacing(&params, 8000, true);
+    assert!(
+        small < 0.25 && big < small,
+        "{small} at 1,000, {big} at 8,000"
+    );
+}
