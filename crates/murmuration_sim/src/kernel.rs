@@ -33,7 +33,7 @@ use crate::rules::{
     self, Candidate, NeighbourSums, Observer, SUM_FIELDS, VIEW_ALL, VIEW_NARROW, VIEW_WIDE,
     accumulate_coincident,
 };
-use crate::simd::{dispatch, portable, simd_targets};
+use crate::simd::{dispatch, portable, simd_targets, totals_avx};
 use crate::table::FlockTable;
 
 /// Candidates tested side by side: one AVX2 register. Fixed whatever the CPU, so that every
@@ -343,11 +343,11 @@ fn pair_lanes<const VIEW: u8>(
 /// Eight observers' [`Raw`] lanes added up: lane `k` of each sum is observer `k`'s total, in
 /// [`Lanes::total`]'s order, times lane `k` of `stride` (how sparsely its block was sampled),
 /// into `out`. Returns the candidates on each observer's spot.
-// NOTE: LLVM builds `Lanes::totals`' shuffles from about four times the instructions a
-// hand-written AVX version needs (111 against 28 for one field); that version made the whole
-// step 7-10% faster at 100,000 boids, under the 10% that hand-written SIMD must earn here.
+/// With AVX's shuffles ([`totals_avx`]) where `AVX`, which the caller's build must have.
+// NOTE: LLVM builds `Lanes::totals`' shuffles from about four times the instructions the
+// hand-written AVX version needs (111 against 28 for one field), and worse from ten fields on.
 #[inline(always)]
-fn raw_totals(
+fn raw_totals<const AVX: bool>(
     raw: &[Raw; LANES],
     stride: &Lanes<LANES>,
     out: &mut NeighbourSums<Lanes<LANES>>,
@@ -356,7 +356,13 @@ fn raw_totals(
     let mut totals = [Lanes([0.0; LANES]); RAW_FIELDS];
     for (f, total) in totals.iter_mut().enumerate() {
         let [a, b, c, d, e, g, h, i] = raw;
-        *total = Lanes::totals(&[a[f], b[f], c[f], d[f], e[f], g[f], h[f], i[f]]);
+        let rows = [a[f], b[f], c[f], d[f], e[f], g[f], h[f], i[f]];
+        *total = if AVX {
+            // SAFETY: the caller's build has AVX.
+            unsafe { totals_avx(&rows) }
+        } else {
+            Lanes::totals(&rows)
+        };
     }
     // Times 1 where the block was not sampled: the same bits.
     let sums = NeighbourSums::from_fields(fill(totals[0], |f| totals[f]));
@@ -377,10 +383,11 @@ type SingleLoop = unsafe fn(&Observer<f32>, &Gathered, &mut Raw);
 type PairLoop = unsafe fn(&Observer<f32>, &Observer<f32>, &Gathered, &mut [Raw; 2]);
 
 /// The [`LaneLoops`] of the build this expands in: [`observer_lanes`], [`pair_lanes`] (where
-/// `$pairs`) and [`raw_totals`] as functions of their own with `$attr`s on each, written once
+/// `$pairs`) and [`raw_totals`] (with AVX's shuffles where `$avx`) as functions of their own
+/// with `$attr`s on each, written once
 /// for the portable build and the dispatched ones.
 macro_rules! lane_loops {
-    ($pairs:expr $(, #[$attr:meta])*) => {{
+    ($pairs:expr, $avx:expr $(, #[$attr:meta])*) => {{
         /// [`observer_lanes`] in this build.
         ///
         /// # Safety
@@ -408,17 +415,17 @@ macro_rules! lane_loops {
         /// # Safety
         /// As for `single`.
         $(#[$attr])*
-        unsafe fn totals(
+        unsafe fn totals<const AVX: bool>(
             raw: &[Raw; LANES],
             stride: &Lanes<LANES>,
             out: &mut NeighbourSums<Lanes<LANES>>,
         ) -> Lanes<LANES> {
-            raw_totals(raw, stride, out)
+            raw_totals::<AVX>(raw, stride, out)
         }
         LaneLoops {
             single: [single::<VIEW_ALL>, single::<VIEW_NARROW>, single::<VIEW_WIDE>],
             pairs: $pairs.then_some([pair::<VIEW_ALL>, pair::<VIEW_NARROW>, pair::<VIEW_WIDE>]),
-            totals,
+            totals: if $avx { totals::<true> } else { totals::<false> },
         }
     }};
 }
@@ -449,7 +456,7 @@ impl LaneLoops {
     /// The portable build's loops, pairing observers if `pairs` (which the portable build never
     /// does on its own, but a test can ask for, to check the pairing on any CPU).
     fn portable(pairs: bool) -> Self {
-        lane_loops!(pairs)
+        lane_loops!(pairs, false)
     }
 
     /// The sums of `o` over `gathered`, with its field of view `view`, into `out`.
@@ -486,7 +493,9 @@ simd_targets! {
     /// The lane loops built for this CPU's SIMD (see [`LaneLoops`]).
     fn dispatched_lane_loops() -> LaneLoops {
         let wide = multiversion::target::target_cfg_f!(target_feature = "avx512f");
-        lane_loops!(wide, #[multiversion::inherit_target], #[inline(never)])
+        // NOTE: "avx2", which the targets name; "avx", which it implies, reads as false here.
+        let avx = multiversion::target::target_cfg_f!(target_feature = "avx2");
+        lane_loops!(wide, avx, #[multiversion::inherit_target], #[inline(never)])
     }
 }
 

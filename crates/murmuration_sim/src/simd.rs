@@ -20,8 +20,14 @@
 //!
 //! Set the environment variable `MURMURATION_SIMD=portable` to run the baseline build on any
 //! CPU; CI runs the whole test suite both ways.
+//!
+//! The one piece of hand-written `core::arch` code is here, and it is not a rule: the shuffles
+//! of [`totals_avx`], eight [`Lanes::total`](crate::lanes::Lanes::total)s at once, which LLVM
+//! made out of [`Lanes::totals`] with four times the instructions.
 
 use std::sync::OnceLock;
+
+use crate::lanes::Lanes;
 
 /// The environment variable that forces the portable build (`MURMURATION_SIMD=portable`).
 pub const SIMD_VAR: &str = "MURMURATION_SIMD";
@@ -145,3 +151,75 @@ macro_rules! dispatch {
 }
 
 pub(crate) use dispatch;
+
+/// [`Lanes::totals`] with AVX's shuffles, the same bits: each round's two shuffles and add as
+/// one instruction each (`vperm2f128`, `vshufps`), where LLVM, given the portable code, built
+/// them from about four times as many.
+///
+/// # Safety
+/// The CPU must have AVX (every build that calls it is compiled for AVX2 or AVX-512).
+#[inline(always)]
+pub(crate) unsafe fn totals_avx(rows: &[Lanes<8>; 8]) -> Lanes<8> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the caller's promise.
+        unsafe { x86::totals(rows) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        Lanes::totals(rows)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use core::arch::x86_64::*;
+
+    use crate::lanes::Lanes;
+
+    /// See [`totals_avx`](super::totals_avx): the rounds of [`Lanes::totals`], register by
+    /// register.
+    #[target_feature(enable = "avx")]
+    #[inline]
+    pub(super) fn totals(rows: &[Lanes<8>; 8]) -> Lanes<8> {
+        // SAFETY: `Lanes<8>` is 32 bytes aligned to 32.
+        let row = |k: usize| unsafe { _mm256_load_ps(rows[k].0.as_ptr()) };
+        let r = [
+            row(0),
+            row(4),
+            row(1),
+            row(5),
+            row(2),
+            row(6),
+            row(3),
+            row(7),
+        ];
+        // Round 1: the low halves of two rows against their high halves.
+        let x = |j: usize| {
+            let (a, b) = (r[2 * j], r[2 * j + 1]);
+            _mm256_add_ps(
+                _mm256_permute2f128_ps::<0x20>(a, b),
+                _mm256_permute2f128_ps::<0x31>(a, b),
+            )
+        };
+        let x = [x(0), x(1), x(2), x(3)];
+        // Round 2: lanes 0-1 of each half against lanes 2-3.
+        let y = |m: usize| {
+            let (p, q) = (x[2 * m], x[2 * m + 1]);
+            _mm256_add_ps(
+                _mm256_shuffle_ps::<0b01_00_01_00>(p, q),
+                _mm256_shuffle_ps::<0b11_10_11_10>(p, q),
+            )
+        };
+        let y = [y(0), y(1)];
+        // Round 3: even lanes against odd lanes.
+        let z = _mm256_add_ps(
+            _mm256_shuffle_ps::<0b10_00_10_00>(y[0], y[1]),
+            _mm256_shuffle_ps::<0b11_01_11_01>(y[0], y[1]),
+        );
+        let mut out = Lanes([0.0; 8]);
+        // SAFETY: as for the loads.
+        unsafe { _mm256_store_ps(out.0.as_mut_ptr(), z) };
+        out
+    }
+}
