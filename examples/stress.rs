@@ -1,7 +1,8 @@
 //! Times the simulation on your machine: one line of key=value numbers per run (median step, nanoseconds per boid, neighbours, hash share), headless or in a window.
 //!
 //! `cargo run --release --example stress -- --boids 100000 --steps 300 [--threads 2]
-//! [--area-per-boid 1250] [--clustered] [--brute-force] [--seed 1] [--settle 3000] [--window]`
+//! [--area-per-boid 1250] [--clustered] [--brute-force] [--seed 1] [--settle 3000]
+//! [--case one-point|one-cell|line|outside|huge-radius] [--window]`
 //!
 //! Headless, it builds the flock of `murmuration_harness::stress` (the starlings preset, two species,
 //! a wrapping world at about 12 neighbours per boid), lets it fly `--settle` steps first if asked
@@ -15,7 +16,7 @@ use bevy::window::{PresentMode, WindowResolution};
 use bevy_murmuration::neighbours::NeighbourSearch;
 use bevy_murmuration::prelude::*;
 use bevy_murmuration::render::{BoidsRenderPlugin, CapturePlugin, FlockLook};
-use murmuration_harness::stress::{StressFlock, StressReport, task_pool_options};
+use murmuration_harness::stress::{Pathology, StressFlock, StressReport, task_pool_options};
 
 /// What the command line asked for.
 #[derive(Debug, Clone)]
@@ -52,11 +53,16 @@ fn parse() -> Args {
             "--seed" => args.flock.seed = number(i, "--seed"),
             "--area-per-boid" => args.flock.area_per_boid = number(i, "--area-per-boid") as f32,
             "--clustered" => args.flock.clustered = true,
+            "--case" => {
+                let name = all.get(i + 1).map(String::as_str).unwrap_or("");
+                let case = Pathology::ALL.iter().find(|(n, _)| *n == name);
+                args.flock.pathology = Some(case.unwrap_or_else(|| panic!("no case {name}")).1);
+            }
             "--brute-force" => args.flock.search = NeighbourSearch::BruteForce,
             "--window" => args.window = true,
             other => panic!(
                 "unknown flag {other}; use --boids N --steps N --threads N --seed N \
-                 --area-per-boid N --settle N --clustered --brute-force --window"
+                 --area-per-boid N --settle N --case NAME --clustered --brute-force --window"
             ),
         }
         i += if matches!(

@@ -40,6 +40,35 @@ pub struct StressFlock {
     pub search: NeighbourSearch,
     /// World area per boid, square world units ([`AREA_PER_BOID`] by default).
     pub area_per_boid: f32,
+    /// An input meant to make a step costly, or none.
+    pub pathology: Option<Pathology>,
+}
+
+/// Inputs that a naive neighbour search pays for with the square of the flock (issue: no input
+/// may blow up the step). Each replaces where the boids start, or a parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pathology {
+    /// Every boid on exactly one point, the world's centre.
+    OnePoint,
+    /// Every boid in a square one unit across, inside one cell.
+    OneCell,
+    /// Every boid on one horizontal line across the world.
+    Line,
+    /// Every boid far outside the world (a million units beyond its corner).
+    Outside,
+    /// A perception radius twice the world's size, so every boid sees every other.
+    HugeRadius,
+}
+
+impl Pathology {
+    /// Every case, with its command-line name.
+    pub const ALL: [(&'static str, Pathology); 5] = [
+        ("one-point", Pathology::OnePoint),
+        ("one-cell", Pathology::OneCell),
+        ("line", Pathology::Line),
+        ("outside", Pathology::Outside),
+        ("huge-radius", Pathology::HugeRadius),
+    ];
 }
 
 impl StressFlock {
@@ -52,24 +81,51 @@ impl StressFlock {
             clustered: false,
             search: NeighbourSearch::Grid,
             area_per_boid: AREA_PER_BOID,
+            pathology: None,
         }
     }
 
-    /// The flock's parameters: the starlings preset (field of view on).
+    /// The flock's parameters: the starlings preset (field of view on), with a perception
+    /// radius twice the world's size for [`Pathology::HugeRadius`].
     pub fn params(&self) -> FlockParams {
-        FlockParams::starlings()
+        let params = FlockParams::starlings();
+        if self.pathology == Some(Pathology::HugeRadius) {
+            let side = self.side();
+            return FlockParams {
+                perception_radius: 2.0 * side,
+                ..params
+            };
+        }
+        params
+    }
+
+    /// The world's side.
+    fn side(&self) -> f32 {
+        (self.boids as f32 * self.area_per_boid).sqrt().max(400.0)
     }
 
     /// A square wrapping world of `boids * area_per_boid` square units (at least 400 across).
     pub fn bounds(&self) -> SimulationBounds {
-        let side = (self.boids as f32 * self.area_per_boid).sqrt().max(400.0);
+        let side = self.side();
         SimulationBounds::wrap(Rect::new(0.0, 0.0, side, side))
     }
 
     /// Where the boids start: the whole world, or a square four perception radii across in its
-    /// middle when clustered.
+    /// middle when clustered, or where the [`Pathology`] puts them.
     pub fn region(&self) -> Rect {
         let rect = self.bounds().rect;
+        let c = rect.center();
+        match self.pathology {
+            Some(Pathology::OnePoint) => return Rect::from_center_size(c, Vec2::ZERO),
+            Some(Pathology::OneCell) => return Rect::from_center_size(c, Vec2::ONE),
+            Some(Pathology::Line) => {
+                return Rect::new(rect.min.x, c.y, rect.max.x, c.y);
+            }
+            Some(Pathology::Outside) => {
+                return Rect::from_center_size(rect.max + Vec2::splat(1e6), rect.size());
+            }
+            Some(Pathology::HugeRadius) | None => {}
+        }
         if self.clustered {
             let half = Vec2::splat(2.0 * self.params().perception_radius);
             Rect::from_center_half_size(rect.center(), half.min(rect.half_size()))

@@ -66,10 +66,11 @@ pub use control::SimulationControl;
 pub use flock::{Flock, FlockMembers, InFlock};
 pub use hash::{HashHit, KNearest, SpatialHash};
 pub use hunt::{BoidCaught, CatchRules, CatchStats, OnCatch};
-pub use kernel::{CANDIDATE_CAP, PassCounts};
+pub use kernel::PassCounts;
 pub use metrics::{FlockMetrics, FlockShape, MetricsSettings};
 pub use motion::{MAX_DT, integrate_one, keep_out_of_obstacles};
 pub use neighbour_pass::{FlockForces, flocking_forces, neighbour_sums};
+pub use neighbours::CANDIDATE_CAP;
 pub use neighbours::{
     NeighbourSearch, for_each_neighbour, for_each_neighbour_brute_force, neighbours_of,
 };

@@ -86,6 +86,14 @@ pub fn for_each_neighbour(
     candidates
 }
 
+/// The most candidates one boid checks in a step, about. Where the block of cells around a boid
+/// holds more (a flock crushed into a few cells, as a predator herds it), the boid checks every
+/// `k`-th group of 8 candidates, `k = ceil(block / CANDIDATE_CAP)`, and counts each neighbour it
+/// finds `k` times. Alignment and cohesion, which use means, are unbiased; the separation push
+/// and the neighbour count are estimates. A crush then costs at most about this many checks per
+/// boid instead of growing with the square of the crowd.
+pub const CANDIDATE_CAP: usize = 256;
+
 /// [`for_each_neighbour`] by checking every other boid in the hash instead of the cells around
 /// `slot` ([`NeighbourSearch::BruteForce`]): the same neighbours, in slot order, measured to the
 /// nearest image under `bounds`. Returns the candidates checked (`n - 1`).
@@ -169,13 +177,62 @@ pub(crate) fn walk_sums(
             accumulate_coincident(&mut sums, &o, &c, Coords::of(tie_break(slot, j)));
         }
     };
-    let candidates = match brute_force {
-        None => for_each_neighbour(hash, &perception, slot, nearest, add),
-        Some(bounds) => {
-            for_each_neighbour_brute_force(hash, bounds, &perception, slot, nearest, add)
+    let (candidates, stride) = match brute_force {
+        None if perception.mode == NeighbourMode::Radius => {
+            for_each_sampled_neighbour(hash, &perception, slot, add)
         }
+        None => (for_each_neighbour(hash, &perception, slot, nearest, add), 1),
+        Some(bounds) => (
+            for_each_neighbour_brute_force(hash, bounds, &perception, slot, nearest, add),
+            1,
+        ),
     };
+    if stride > 1 {
+        sums = sums.scaled(stride as f32);
+    }
     (sums, candidates)
+}
+
+/// [`for_each_neighbour`] for metric neighbours, but where the cells around `slot` hold more
+/// than [`CANDIDATE_CAP`] boids, only every `stride`-th of them, `stride = ceil(boids / cap)`,
+/// as the kernel samples a crowded block (a world so small that its cells fold onto each other
+/// is one crowd: every boid sees every other). Returns the candidates checked and the stride.
+fn for_each_sampled_neighbour(
+    hash: &SpatialHash,
+    perception: &Perception,
+    slot: usize,
+    mut f: impl FnMut(HashHit),
+) -> (u64, usize) {
+    let p = hash.position(slot);
+    let v = hash.velocity(slot);
+    let r2 = perception.radius * perception.radius;
+    let mut boids = 0;
+    hash.visit_block(p, 1, |run, _, _| boids += run.len());
+    let stride = boids.div_ceil(CANDIDATE_CAP).max(1);
+    let mut candidates = 0u64;
+    // Counted across the runs, so that the sample is spread over the whole block.
+    let mut next = 0;
+    let mut at = 0;
+    hash.visit_block(p, 1, |run, offset, fold| {
+        let len = run.len();
+        let first = run.start + (next - at);
+        for j in (first..run.end).step_by(stride) {
+            candidates += 1;
+            let delta = hash.delta(p, j, offset, fold);
+            let distance_squared = delta.length_squared();
+            if distance_squared < r2 && j != slot && in_view(delta, v, perception.view_cos) {
+                f(HashHit {
+                    slot: j,
+                    delta,
+                    distance_squared,
+                });
+            }
+            next = at + (j - run.start) + stride;
+        }
+        at += len;
+        next = next.max(at);
+    });
+    (candidates, stride)
 }
 
 /// The neighbours of the boid in `slot`, collected, for tools and debug overlays (the simulation
