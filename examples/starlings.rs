@@ -1,4 +1,4 @@
-//! A murmuration of starlings at dusk: thousands of fast birds in one dense cloud that splits around the mouse and closes up behind it.
+//! A murmuration of starlings at dusk: thousands of fast birds in one cloud that stretches and folds, splits around a hawk and the mouse and closes up behind them.
 
 use bevy::prelude::*;
 use bevy_murmuration::prelude::*;
@@ -21,14 +21,22 @@ fn main() {
                     seek_weight: 0.2,
                     ..FlockParams::starlings()
                 })
+                // A sky wide enough for the cloud: the birds keep about two body lengths apart,
+                // so 3,000 of them cover about a quarter of it.
                 .with_bounds(SimulationBounds::wrap(Rect::from_center_size(
                     Vec2::ZERO,
-                    Vec2::new(1650.0, 1200.0),
+                    Vec2::new(2400.0, 1740.0),
                 ))),
         )
         .add_plugins(BoidsRenderPlugin::new(FlockLook::starlings()))
         .add_plugins(BoidsEguiPlugin::new("Starlings", Preset::Starlings).without_presets())
         .add_plugins(CapturePlugin)
+        // A hawk hunts the cloud (without catching), so it splits and closes up again.
+        .insert_resource(FlockControls {
+            hunters: 1,
+            hunter_speed: 200.0,
+            ..default()
+        })
         // One cloud to start with, in the middle of the sky.
         .insert_resource(FlockPopulation {
             region: Some(Rect::from_center_size(Vec2::ZERO, Vec2::new(600.0, 400.0))),
