@@ -2,12 +2,14 @@
 //!
 //! `cargo run --release --example stress -- --boids 100000 --steps 300 [--threads 2]
 //! [--area-per-boid 1250] [--clustered] [--brute-force] [--seed 1] [--settle 3000]
-//! [--case one-point|one-cell|line|outside|huge-radius] [--window]`
+//! [--case one-point|one-cell|line|outside|huge-radius] [--quick-start] [--window]`
 //!
 //! Headless, it builds the flock of `murmuration_harness::stress` (the starlings preset, two species,
 //! a wrapping world at about 12 neighbours per boid), lets it fly `--settle` steps first if asked
 //! (a flock after a minute of flight, rather than the fresh one), warms up, times `--steps` updates
-//! and prints the medians. With `--window` it draws the same flock and prints the mean frame time
+//! and prints the medians. `--quick-start` builds the app as the README's quick start does
+//! (Bevy's multi-threaded executor; without `--threads`, Bevy's default task pools) instead of the
+//! tuned one (single-threaded executor, every core in the compute pool). With `--window` it draws the same flock and prints the mean frame time
 //! beside the simulation's share of it.
 
 use bevy::app::TaskPoolPlugin;
@@ -26,6 +28,8 @@ struct Args {
     threads: Option<usize>,
     /// Steps flown before the timing starts.
     settle: usize,
+    /// The app as the quick start builds it (multi-threaded executor, default task pools).
+    quick_start: bool,
     window: bool,
 }
 
@@ -34,8 +38,9 @@ fn parse() -> Args {
     let mut args = Args {
         flock: StressFlock::new(100_000),
         steps: 300,
-        threads: std::thread::available_parallelism().ok().map(|n| n.get()),
+        threads: None,
         settle: 0,
+        quick_start: false,
         window: false,
     };
     let mut i = 0;
@@ -60,14 +65,16 @@ fn parse() -> Args {
             }
             "--brute-force" => args.flock.search = NeighbourSearch::BruteForce,
             "--window" => args.window = true,
+            "--quick-start" => args.quick_start = true,
             other => panic!(
                 "unknown flag {other}; use --boids N --steps N --threads N --seed N \
-                 --area-per-boid N --settle N --case NAME --clustered --brute-force --window"
+                 --area-per-boid N --settle N --case NAME --clustered --brute-force --quick-start \
+                 --window"
             ),
         }
         i += if matches!(
             all[i].as_str(),
-            "--clustered" | "--brute-force" | "--window"
+            "--clustered" | "--brute-force" | "--window" | "--quick-start"
         ) {
             1
         } else {
@@ -82,7 +89,11 @@ fn main() -> AppExit {
     if args.window {
         return windowed(&args);
     }
-    let mut app = args.flock.app(args.threads);
+    let mut app = if args.quick_start {
+        args.flock.quick_start_app(args.threads)
+    } else {
+        args.flock.app(args.threads.or(every_core()))
+    };
     for _ in 0..args.settle {
         app.update();
     }
@@ -112,7 +123,9 @@ fn windowed(args: &Args) -> AppExit {
                 // The windowed app keeps Bevy's multi-threaded executor, which runs the systems
                 // on the compute threads while the main thread waits for them: `--threads N`
                 // gives it N compute threads (at least one).
-                task_pool_options: task_pool_options(args.threads.map(|t| t.max(1) + 1)),
+                task_pool_options: task_pool_options(
+                    args.threads.or(every_core()).map(|t| t.max(1) + 1),
+                ),
             }),
     )
     .add_plugins(
@@ -180,4 +193,9 @@ fn time_frames(
         );
         exit.write(AppExit::Success);
     }
+}
+
+/// Every core, for the tuned app's threads where `--threads` does not say.
+fn every_core() -> Option<usize> {
+    std::thread::available_parallelism().ok().map(|n| n.get())
 }

@@ -144,6 +144,15 @@ impl StressFlock {
     /// threads inside each system. Bevy's task pools are global, so only the first app of a
     /// process decides the thread count.
     pub fn app(&self, threads: Option<usize>) -> App {
+        let mut app = self.quick_start_app(threads);
+        use_single_threaded_executors(&mut app);
+        app
+    }
+
+    /// [`Self::app`] as the README's quick start builds one: Bevy's multi-threaded executor for
+    /// every schedule, and with `threads` `None`, Bevy's default task pools (on two cores, one
+    /// compute thread).
+    pub fn quick_start_app(&self, threads: Option<usize>) -> App {
         let mut app = App::new();
         app.add_plugins(MinimalPlugins.set(TaskPoolPlugin {
             task_pool_options: task_pool_options(threads),
@@ -155,7 +164,6 @@ impl StressFlock {
         )
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
         .insert_resource(self.search);
-        use_single_threaded_executors(&mut app);
         app.world_mut().commands().queue(self.spawn());
         app
     }
