@@ -2,7 +2,7 @@
 //!
 //! `cargo run --release --example stress -- --boids 100000 --steps 300 [--threads 2]
 //! [--area-per-boid 1250] [--clustered] [--brute-force] [--seed 1] [--settle 3000]
-//! [--case one-point|one-cell|line|outside|huge-radius] [--quick-start] [--window]`
+//! [--case one-point|one-cell|line|outside|huge-radius|all-hunters] [--quick-start] [--window]`
 //!
 //! Headless, it builds the flock of `murmuration_harness::stress` (the starlings preset, two species,
 //! a wrapping world at about 12 neighbours per boid), lets it fly `--settle` steps first if asked

@@ -58,16 +58,19 @@ pub enum Pathology {
     Outside,
     /// A perception radius twice the world's size, so every boid sees every other.
     HugeRadius,
+    /// Every boid is a [`Hunter`] too: each chases the nearest other and flees all the others.
+    AllHunters,
 }
 
 impl Pathology {
     /// Every case, with its command-line name.
-    pub const ALL: [(&'static str, Pathology); 5] = [
+    pub const ALL: [(&'static str, Pathology); 6] = [
         ("one-point", Pathology::OnePoint),
         ("one-cell", Pathology::OneCell),
         ("line", Pathology::Line),
         ("outside", Pathology::Outside),
         ("huge-radius", Pathology::HugeRadius),
+        ("all-hunters", Pathology::AllHunters),
     ];
 }
 
@@ -124,7 +127,7 @@ impl StressFlock {
             Some(Pathology::Outside) => {
                 return Rect::from_center_size(rect.max + Vec2::splat(1e6), rect.size());
             }
-            Some(Pathology::HugeRadius) | None => {}
+            Some(Pathology::HugeRadius | Pathology::AllHunters) | None => {}
         }
         if self.clustered {
             let half = Vec2::splat(2.0 * self.params().perception_radius);
@@ -165,6 +168,9 @@ impl StressFlock {
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
         .insert_resource(self.search);
         app.world_mut().commands().queue(self.spawn());
+        if self.pathology == Some(Pathology::AllHunters) {
+            app.add_systems(First, make_hunters);
+        }
         app
     }
 
@@ -178,6 +184,13 @@ impl StressFlock {
             first_index: 0,
             flock: None,
         }
+    }
+}
+
+/// Makes every boid a [`Hunter`] as soon as it is spawned ([`Pathology::AllHunters`]).
+fn make_hunters(mut commands: Commands, boids: Query<Entity, (With<Boid>, Without<Hunter>)>) {
+    for boid in &boids {
+        commands.entity(boid).insert(Hunter::default());
     }
 }
 

@@ -1,7 +1,8 @@
 //! Inputs that a naive neighbour search pays for with the square of the flock: every boid on one
-//! point, in one cell, on one line, far outside the world, or a perception radius larger than the
-//! world. Each runs, bounded: no boid checks more than about `CANDIDATE_CAP` candidates, whatever
-//! the flock's size, and nothing becomes NaN. (The `stress` example's `--case` times them.)
+//! point, in one cell, on one line, far outside the world, a perception radius larger than the
+//! world, every boid a hunter. Each runs, bounded: no boid checks more than about
+//! `CANDIDATE_CAP` candidates, whatever the flock's size, and nothing becomes NaN. (The `stress`
+//! example's `--case` times them.)
 
 use murmuration_harness::stress::{Pathology, StressFlock};
 use murmuration_sim::CANDIDATE_CAP;

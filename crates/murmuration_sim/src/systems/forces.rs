@@ -14,6 +14,7 @@ use crate::components::{
 };
 use crate::hash::SpatialHash;
 use crate::neighbour_pass::FlockForces;
+use crate::systems::predator_grid::{FEW_PREDATORS, PredatorGrid};
 use crate::systems::prepare::StepBounds;
 use crate::table::FlockTable;
 
@@ -99,6 +100,7 @@ pub(crate) fn flee_predators(
         With<Boid>,
     >,
     mut list: Local<Vec<(Entity, Vec2)>>,
+    mut grid: Local<(PredatorGrid, Vec<Vec2>)>,
 ) {
     list.clear();
     list.extend(
@@ -110,17 +112,34 @@ pub(crate) fn flee_predators(
     if list.is_empty() {
         return;
     }
+    // Many predators (every boid a hunter): by cell, so each boid looks only at those near it.
+    let (grid, positions) = &mut *grid;
+    let reach = table
+        .rows()
+        .iter()
+        .map(|r| r.flee_radius)
+        .fold(0.0, f32::max);
+    positions.clear();
+    positions.extend(list.iter().map(|&(_, q)| q));
+    let by_cell = list.len() > FEW_PREDATORS && grid.build(&bounds, reach, positions);
+    let (grid, list) = (&*grid, &list[..]);
     boids
         .par_iter_mut()
         .for_each(|(me, p, v, mut a, max_speed, flock)| {
             let row = table.row(*flock);
             let mut dir = Vec2::ZERO;
-            for (i, &(predator, q)) in list.iter().enumerate() {
+            let mut flee = |i: usize| {
+                let (predator, q) = list[i];
                 if predator != me {
                     dir += flee_direction(bounds.delta(p.0, q), row.flee_radius, || {
                         tie_break(i, usize::MAX)
                     });
                 }
+            };
+            if by_cell {
+                grid.around(p.0, &mut flee);
+            } else {
+                (0..list.len()).for_each(&mut flee);
             }
             if dir != Vec2::ZERO {
                 let speed = max_speed.map_or(row.max_speed, |m| m.0);
