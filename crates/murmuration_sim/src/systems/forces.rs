@@ -14,7 +14,7 @@ use crate::components::{
 };
 use crate::hash::SpatialHash;
 use crate::neighbour_pass::FlockForces;
-use crate::systems::predator_grid::{FEW_PREDATORS, PredatorGrid};
+use crate::params::FlockParams;
 use crate::systems::prepare::StepBounds;
 use crate::table::FlockTable;
 
@@ -83,6 +83,10 @@ pub(crate) fn avoid_obstacles(
         });
 }
 
+/// Up to this many predators, every boid checks every one; with more, the flee system puts them
+/// in a [`SpatialHash`] of their own first.
+const FEW_PREDATORS: usize = 32;
+
 /// Boids flee every [`Predator`] (the mouse, a hunter) within the flee radius.
 pub(crate) fn flee_predators(
     bounds: Res<StepBounds>,
@@ -100,7 +104,7 @@ pub(crate) fn flee_predators(
         With<Boid>,
     >,
     mut list: Local<Vec<(Entity, Vec2)>>,
-    mut grid: Local<(PredatorGrid, Vec<Vec2>)>,
+    mut by_cell: Local<SpatialHash>,
 ) {
     list.clear();
     list.extend(
@@ -112,34 +116,44 @@ pub(crate) fn flee_predators(
     if list.is_empty() {
         return;
     }
-    // Many predators (every boid a hunter): by cell, so each boid looks only at those near it.
-    let (grid, positions) = &mut *grid;
-    let reach = table
-        .rows()
-        .iter()
-        .map(|r| r.flee_radius)
-        .fold(0.0, f32::max);
-    positions.clear();
-    positions.extend(list.iter().map(|&(_, q)| q));
-    let by_cell = list.len() > FEW_PREDATORS && grid.build(&bounds, reach, positions);
-    let (grid, list) = (&*grid, &list[..]);
+    // Many predators (every boid a hunter): in a spatial hash of their own, cells a flee radius
+    // across, so each boid looks only at those near it rather than at every one.
+    let many = list.len() > FEW_PREDATORS;
+    if many {
+        let reach = table
+            .rows()
+            .iter()
+            .map(|r| r.flee_radius)
+            .fold(0.0, f32::max)
+            .max(FlockParams::MIN_DISTANCE);
+        let mut build = by_cell.begin(&bounds, reach, bounds.rect, list.len());
+        for &(_, q) in list.iter() {
+            build.count(q);
+        }
+        for &(predator, q) in list.iter() {
+            build.place(predator, q, Vec2::ZERO, 0);
+        }
+    }
+    let (by_cell, list) = (&*by_cell, &list[..]);
     boids
         .par_iter_mut()
         .for_each(|(me, p, v, mut a, max_speed, flock)| {
             let row = table.row(*flock);
             let mut dir = Vec2::ZERO;
-            let mut flee = |i: usize| {
-                let (predator, q) = list[i];
+            // `i` tells predators apart for the tie-break of one on the boid's very spot.
+            let mut flee = |i: usize, predator: Entity, delta: Vec2| {
                 if predator != me {
-                    dir += flee_direction(bounds.delta(p.0, q), row.flee_radius, || {
-                        tie_break(i, usize::MAX)
-                    });
+                    dir += flee_direction(delta, row.flee_radius, || tie_break(i, usize::MAX));
                 }
             };
-            if by_cell {
-                grid.around(p.0, &mut flee);
+            if many {
+                by_cell.for_each_within(p.0, row.flee_radius, |hit| {
+                    flee(hit.slot, by_cell.entity(hit.slot), hit.delta);
+                });
             } else {
-                (0..list.len()).for_each(&mut flee);
+                for (i, &(predator, q)) in list.iter().enumerate() {
+                    flee(i, predator, bounds.delta(p.0, q));
+                }
             }
             if dir != Vec2::ZERO {
                 let speed = max_speed.map_or(row.max_speed, |m| m.0);

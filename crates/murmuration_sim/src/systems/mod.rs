@@ -5,7 +5,6 @@
 //! - [`flocking`]: separation, alignment and cohesion: every boid's neighbour sums, then its
 //!   force.
 //! - [`forces`]: edges, obstacles, flee, seek, arrive and hunt, each its own system.
-//! - [`predator_grid`]: the predators by cell, for fleeing many of them.
 //! - [`integrate`]: apply the acceleration, clamp the speed, move, wrap or keep in bounds.
 //! - [`sync`]: copy position and heading into `Transform`, outside the step, eight entities at
 //!   a time.
@@ -14,6 +13,5 @@ pub(crate) mod build;
 pub(crate) mod flocking;
 pub(crate) mod forces;
 pub(crate) mod integrate;
-pub(crate) mod predator_grid;
 pub(crate) mod prepare;
 pub(crate) mod sync;
