@@ -27,7 +27,7 @@ use crate::behaviours::tie_break;
 use crate::hash::{Arrays, BLOCK_ROWS, KNearest, SpatialHash};
 use crate::lanes::{Coords, KeyLanes, Lanes, Real, fill};
 use crate::math::{DIM, IVector, Vector};
-use crate::neighbours::{CANDIDATE_CAP, observer_of, walk_sums};
+use crate::neighbours::{CANDIDATE_CAP, observer_of, sample_stride, walk_sums};
 use crate::params::NeighbourMode;
 use crate::rules::{
     self, Candidate, NeighbourSums, Observer, SUM_FIELDS, VIEW_ALL, VIEW_NARROW, VIEW_WIDE,
@@ -99,7 +99,7 @@ impl Gathered {
     /// it copies only every `stride`-th chunk of each run, `stride = ceil(boids / cap)`.
     #[inline(always)]
     fn fill(&mut self, arrays: &Arrays, block: &Block) {
-        self.stride = block.boids.div_ceil(CANDIDATE_CAP).max(1);
+        self.stride = sample_stride(block.boids);
         self.len = 0;
         for (run, offset) in block.runs() {
             if self.stride == 1 {

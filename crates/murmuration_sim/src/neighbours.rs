@@ -44,31 +44,17 @@ pub fn for_each_neighbour(
     perception: &Perception,
     slot: usize,
     nearest: &mut KNearest,
-    mut f: impl FnMut(HashHit),
+    f: impl FnMut(HashHit),
 ) -> u64 {
-    let p = hash.position(slot);
-    let v = hash.velocity(slot);
-    let view = perception.view_cos;
-    let mut candidates = 0u64;
     match perception.mode {
-        NeighbourMode::Radius => {
-            let r2 = perception.radius * perception.radius;
-            hash.visit_block(p, 1, |run, offset, fold| {
-                candidates += run.len() as u64;
-                for j in run {
-                    let delta = hash.delta(p, j, offset, fold);
-                    let distance_squared = delta.length_squared();
-                    if distance_squared < r2 && j != slot && in_view(delta, v, view) {
-                        f(HashHit {
-                            slot: j,
-                            delta,
-                            distance_squared,
-                        });
-                    }
-                }
-            });
-        }
+        NeighbourMode::Radius => walk_radius(hash, perception, slot, 1, f),
         NeighbourMode::Topological { k } => {
+            let (p, v, view) = (
+                hash.position(slot),
+                hash.velocity(slot),
+                perception.view_cos,
+            );
+            let mut candidates = 0u64;
             nearest.set_k(usize::from(k));
             let reach = perception.radius * NeighbourMode::TOPOLOGICAL_REACH;
             hash.k_nearest_into(
@@ -81,9 +67,9 @@ pub fn for_each_neighbour(
                 nearest,
             );
             nearest.as_slice().iter().copied().for_each(f);
+            candidates
         }
     }
-    candidates
 }
 
 /// The most candidates one boid checks in a step, about. Where the block of cells around a boid
@@ -194,29 +180,38 @@ pub(crate) fn walk_sums(
 }
 
 /// [`for_each_neighbour`] for metric neighbours, but where the cells around `slot` hold more
-/// than [`CANDIDATE_CAP`] boids, only every `stride`-th of them, `stride = ceil(boids / cap)`,
-/// as the kernel samples a crowded block (a world so small that its cells fold onto each other
-/// is one crowd: every boid sees every other). Returns the candidates checked and the stride.
+/// than [`CANDIDATE_CAP`] boids, only every [`sample_stride`]-th of them, as the kernel samples
+/// a crowded block (a world so small that its cells fold onto each other is one crowd: every
+/// boid sees every other). Returns the candidates checked and the stride.
 fn for_each_sampled_neighbour(
     hash: &SpatialHash,
     perception: &Perception,
     slot: usize,
-    mut f: impl FnMut(HashHit),
+    f: impl FnMut(HashHit),
 ) -> (u64, usize) {
-    let p = hash.position(slot);
-    let v = hash.velocity(slot);
-    let r2 = perception.radius * perception.radius;
     let mut boids = 0;
-    hash.visit_block(p, 1, |run, _, _| boids += run.len());
-    let stride = boids.div_ceil(CANDIDATE_CAP).max(1);
+    hash.visit_block(hash.position(slot), 1, |run, _, _| boids += run.len());
+    let stride = sample_stride(boids);
+    (walk_radius(hash, perception, slot, stride, f), stride)
+}
+
+/// The metric neighbours of the boid in `slot` among every `stride`-th boid of the cells
+/// around it (counted across the cells' runs, so a sample is spread over the whole block).
+/// Returns the candidates checked.
+fn walk_radius(
+    hash: &SpatialHash,
+    perception: &Perception,
+    slot: usize,
+    stride: usize,
+    mut f: impl FnMut(HashHit),
+) -> u64 {
+    let (p, v) = (hash.position(slot), hash.velocity(slot));
+    let r2 = perception.radius * perception.radius;
     let mut candidates = 0u64;
-    // Counted across the runs, so that the sample is spread over the whole block.
-    let mut next = 0;
-    let mut at = 0;
+    // The next boid to check and the first of the current run, both counted across the runs.
+    let (mut next, mut at) = (0, 0);
     hash.visit_block(p, 1, |run, offset, fold| {
-        let len = run.len();
-        let first = run.start + (next - at);
-        for j in (first..run.end).step_by(stride) {
+        for j in (run.start + (next - at)..run.end).step_by(stride) {
             candidates += 1;
             let delta = hash.delta(p, j, offset, fold);
             let distance_squared = delta.length_squared();
@@ -229,10 +224,16 @@ fn for_each_sampled_neighbour(
             }
             next = at + (j - run.start) + stride;
         }
-        at += len;
+        at += run.len();
         next = next.max(at);
     });
-    (candidates, stride)
+    candidates
+}
+
+/// How sparsely a block of cells holding `boids` boids is sampled: every `k`-th candidate (the
+/// kernel: every `k`-th group of eight), `k = ceil(boids / CANDIDATE_CAP)`; 1 within the cap.
+pub(crate) fn sample_stride(boids: usize) -> usize {
+    boids.div_ceil(CANDIDATE_CAP).max(1)
 }
 
 /// The neighbours of the boid in `slot`, collected, for tools and debug overlays (the simulation
