@@ -1,7 +1,7 @@
 //! Runs each preset headless from a fixed seed and prints one line of steady-state flock metrics per preset and case, for scripts and for the README's table.
 //!
 //! `cargo run --release --example report -- --seed 1 --boids 1000 --seconds 60 [--preset fish]
-//! [--comfort 8]`
+//! [--comfort 8] [--separation 2]`
 //!
 //! Each preset flies as `MeasuredRun::steady` sets it up: a wrapping world of 1,080 square units
 //! a boid (1200 x 900 for 1,000 boids, larger in proportion for more), the same seed, released in
@@ -23,6 +23,8 @@ struct Settings {
     preset: Option<String>,
     /// The presets' crowding comfort instead of their own, where they have one.
     comfort: Option<f32>,
+    /// The presets' separation weight instead of their own.
+    separation: Option<f32>,
 }
 
 fn parse<T: std::str::FromStr>(flag: &str, value: Option<&String>) -> T {
@@ -38,6 +40,7 @@ fn settings() -> Settings {
         seconds: 60,
         preset: None,
         comfort: None,
+        separation: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
@@ -47,9 +50,11 @@ fn settings() -> Settings {
             "--seconds" => settings.seconds = parse("--seconds", pair.get(1)),
             "--preset" => settings.preset = pair.get(1).cloned(),
             "--comfort" => settings.comfort = Some(parse("--comfort", pair.get(1))),
-            other => {
-                panic!("unknown flag {other}; use --seed, --boids, --seconds, --preset, --comfort")
-            }
+            "--separation" => settings.separation = Some(parse("--separation", pair.get(1))),
+            other => panic!(
+                "unknown flag {other}; use --seed, --boids, --seconds, --preset, --comfort, \
+                 --separation"
+            ),
         }
     }
     settings
@@ -82,6 +87,10 @@ fn main() {
                 ..params
             },
             _ => params,
+        };
+        let params = FlockParams {
+            separation_weight: settings.separation.unwrap_or(params.separation_weight),
+            ..params
         };
         for pulled in [false, true] {
             let m = run(params.clone(), &settings, pulled);

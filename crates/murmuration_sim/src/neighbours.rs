@@ -7,7 +7,7 @@ use bevy::prelude::*;
 
 use crate::behaviours::{in_view, tie_break};
 use crate::bounds::SimulationBounds;
-use crate::hash::{HashHit, KNearest, SpatialHash};
+use crate::hash::{HashHit, KNearest, SpatialHash, stride_for};
 use crate::lanes::Coords;
 use crate::params::NeighbourMode;
 use crate::rules::{self, Candidate, NeighbourSums, Observer, accumulate_coincident};
@@ -207,33 +207,22 @@ fn walk_radius(
 ) -> u64 {
     let (p, v) = (hash.position(slot), hash.velocity(slot));
     let r2 = perception.radius * perception.radius;
-    let mut candidates = 0u64;
-    // The next boid to check and the first of the current run, both counted across the runs.
-    let (mut next, mut at) = (0, 0);
-    hash.visit_block(p, 1, |run, offset, fold| {
-        for j in (run.start + (next - at)..run.end).step_by(stride) {
-            candidates += 1;
-            let delta = hash.delta(p, j, offset, fold);
-            let distance_squared = delta.length_squared();
-            if distance_squared < r2 && j != slot && in_view(delta, v, perception.view_cos) {
-                f(HashHit {
-                    slot: j,
-                    delta,
-                    distance_squared,
-                });
-            }
-            next = at + (j - run.start) + stride;
+    hash.visit_every(p, 1, stride, |j, delta| {
+        let distance_squared = delta.length_squared();
+        if distance_squared < r2 && j != slot && in_view(delta, v, perception.view_cos) {
+            f(HashHit {
+                slot: j,
+                delta,
+                distance_squared,
+            });
         }
-        at += run.len();
-        next = next.max(at);
-    });
-    candidates
+    })
 }
 
 /// How sparsely a block of cells holding `boids` boids is sampled: every `k`-th candidate (the
 /// kernel: every `k`-th group of eight), `k = ceil(boids / CANDIDATE_CAP)`; 1 within the cap.
 pub(crate) fn sample_stride(boids: usize) -> usize {
-    boids.div_ceil(CANDIDATE_CAP).max(1)
+    stride_for(boids, CANDIDATE_CAP)
 }
 
 /// The neighbours of the boid in `slot`, collected, for tools and debug overlays (the simulation

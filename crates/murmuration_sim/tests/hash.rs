@@ -282,3 +282,38 @@ fn rebuilding_keeps_its_buffers() {
         "no reallocation once warm"
     );
 }
+
+/// The sampled walk finds exactly what `for_each_within` finds while the cells hold no more than
+/// the cap, and in a crowd visits about `cap` boids, an even sample of the block, whatever the
+/// crowd's size.
+#[test]
+fn a_sampled_walk_is_bounded_by_its_cap() {
+    let bounds = SimulationBounds::wrap(Rect::new(0.0, 0.0, 800.0, 600.0));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let sparse = flock(&mut rng, bounds.rect, 300, 50.0);
+    let mut hash = SpatialHash::default();
+    hash.rebuild(&bounds, 50.0, &sparse);
+    for b in sparse.iter().take(50) {
+        let mut found = Vec::new();
+        let stride = hash.for_each_within_sampled(b.1, 50.0, 1000, |hit| {
+            found.push(hash.entity(hit.slot));
+        });
+        found.sort();
+        assert_eq!(stride, 1);
+        assert_eq!(found, hashed(&hash, b.1, 50.0));
+    }
+    for crowd in [2_000usize, 20_000] {
+        let spot = Vec2::new(400.0, 300.0);
+        let boids: Vec<Tuple> = (0..crowd)
+            .map(|i| {
+                let jitter = Vec2::new(rng.random::<f32>(), rng.random::<f32>()) * 10.0;
+                (Entity::from_raw_u32(i as u32).unwrap(), spot + jitter, Vec2::X, 0)
+            })
+            .collect();
+        hash.rebuild(&bounds, 50.0, &boids);
+        let mut visited = 0;
+        let stride = hash.for_each_within_sampled(spot, 50.0, 32, |_| visited += 1);
+        assert_eq!(stride, crowd.div_ceil(32), "{crowd}");
+        assert!((30..=33).contains(&visited), "{crowd}: {visited} of the crowd visited");
+    }
+}

@@ -430,6 +430,64 @@ impl SpatialHash {
         })
     }
 
+    /// [`Self::for_each_within`], but where the cells around `p` hold more than `cap` boids,
+    /// only every `k`-th of them, `k = ceil(boids / cap)` ([`stride_for`]): at most about `cap`
+    /// boids checked, however crowded. Returns `k`, so that a caller can weigh what it found.
+    pub fn for_each_within_sampled(
+        &self,
+        p: Vector,
+        radius: f32,
+        cap: usize,
+        mut f: impl FnMut(HashHit),
+    ) -> usize {
+        if self.entities.is_empty() {
+            return 1;
+        }
+        let p = self.local(p);
+        let span = self.span_for(radius);
+        let mut boids = 0;
+        self.visit_block(p, span, |run, _, _| boids += run.len());
+        let stride = stride_for(boids, cap);
+        let r2 = radius * radius;
+        self.visit_every(p, span, stride, |slot, delta| {
+            let distance_squared = delta.length_squared();
+            if distance_squared < r2 {
+                f(HashHit {
+                    slot,
+                    delta,
+                    distance_squared,
+                });
+            }
+        });
+        stride
+    }
+
+    /// Calls `f(slot, delta)` for every `stride`-th boid of the block of cells `span` around
+    /// the cell of `p` (a point in the hash's world), counted across the block's runs so that a
+    /// sample spreads over the whole block; `delta` is from `p` to the boid's image nearest the
+    /// block. Returns the boids visited.
+    pub(crate) fn visit_every(
+        &self,
+        p: Vector,
+        span: u32,
+        stride: usize,
+        mut f: impl FnMut(usize, Vector),
+    ) -> u64 {
+        let mut visited = 0u64;
+        // The next boid to visit and the first of the current run, both counted across runs.
+        let (mut next, mut at) = (0, 0);
+        self.visit_block(p, span, |run, offset, fold| {
+            for j in (run.start + (next - at)..run.end).step_by(stride) {
+                visited += 1;
+                f(j, self.delta(p, j, offset, fold));
+                next = at + (j - run.start) + stride;
+            }
+            at += run.len();
+            next = next.max(at);
+        });
+        visited
+    }
+
     /// Calls `f` for every boid strictly within `radius` of `p` (measured to the nearest image
     /// when the edges wrap), in hash order.
     pub fn for_each_within(&self, p: Vector, radius: f32, mut f: impl FnMut(HashHit)) {
@@ -966,6 +1024,12 @@ impl KNearest {
     pub fn as_slice(&self) -> &[HashHit] {
         &self.hits[..self.len]
     }
+}
+
+/// How sparsely a walk samples a block of cells holding `boids` boids so as to check at most
+/// about `cap` of them: every `k`-th, `k = ceil(boids / cap)`; 1 within the cap.
+pub(crate) fn stride_for(boids: usize, cap: usize) -> usize {
+    boids.div_ceil(cap.max(1)).max(1)
 }
 
 #[cfg(test)]

@@ -84,7 +84,10 @@ pub(crate) fn avoid_obstacles(
 }
 
 /// Up to this many predators, every boid checks every one; with more, the flee system puts them
-/// in a [`SpatialHash`] of their own first.
+/// in a [`SpatialHash`] of their own first, and a boid heeds at most about this many of those
+/// around it (where more crowd its cells, every `k`-th:
+/// [`SpatialHash::for_each_within_sampled`]), so that a crowd of predators costs each boid a
+/// bounded walk.
 const FEW_PREDATORS: usize = 32;
 
 /// Boids flee every [`Predator`] (the mouse, a hunter) within the flee radius.
@@ -147,7 +150,8 @@ pub(crate) fn flee_predators(
                 }
             };
             if many {
-                by_cell.for_each_within(p.0, row.flee_radius, |hit| {
+                // The flee steers along the sum's direction only, so a sample needs no weight.
+                by_cell.for_each_within_sampled(p.0, row.flee_radius, FEW_PREDATORS, |hit| {
                     flee(hit.slot, by_cell.entity(hit.slot), hit.delta);
                 });
             } else {
@@ -231,20 +235,22 @@ pub(crate) fn hunt(
         &mut Hunter,
     )>,
 ) {
-    for (p, v, mut a, max_speed, flock, mut hunter) in &mut hunters {
-        let row = table.row(*flock);
-        if hunter.resting > 0.0 {
-            // Resting after a catch: brake to a halt.
-            a.0 += steer_to_velocity(Vec2::ZERO, v.0, row.max_force);
-            continue;
-        }
-        let prey = hash.nearest(p.0, f32::INFINITY, |_| true);
-        let entity = prey.map(|hit| hash.entity(hit.slot));
-        if hunter.prey != entity {
-            hunter.prey = entity;
-        }
-        if let Some(hit) = prey {
-            a.0 += steer(hit.delta, v.0, max_speed.0, row.max_force) * row.hunt_weight;
-        }
-    }
+    hunters
+        .par_iter_mut()
+        .for_each(|(p, v, mut a, max_speed, flock, mut hunter)| {
+            let row = table.row(*flock);
+            if hunter.resting > 0.0 {
+                // Resting after a catch: brake to a halt.
+                a.0 += steer_to_velocity(Vec2::ZERO, v.0, row.max_force);
+                return;
+            }
+            let prey = hash.nearest(p.0, f32::INFINITY, |_| true);
+            let entity = prey.map(|hit| hash.entity(hit.slot));
+            if hunter.prey != entity {
+                hunter.prey = entity;
+            }
+            if let Some(hit) = prey {
+                a.0 += steer(hit.delta, v.0, max_speed.0, row.max_force) * row.hunt_weight;
+            }
+        });
 }
