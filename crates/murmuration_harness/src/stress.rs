@@ -252,6 +252,9 @@ pub struct StressReport {
     pub threads: usize,
     /// Median wall-clock time of one `App::update` (one full step).
     pub median_step: Duration,
+    /// The slowest step: with 30 or more timed, one that refreshed the flock metrics
+    /// ([`MetricsSettings::every`](murmuration_sim::MetricsSettings::every) is 30 by default).
+    pub slowest_step: Duration,
     /// Median time of the hash rebuild.
     pub median_hash: Duration,
     /// Median time of the steering systems.
@@ -289,6 +292,7 @@ impl StressReport {
             boids: app.world().resource::<FlockStats>().boids,
             steps,
             threads: working_threads(),
+            slowest_step: step.iter().copied().max().unwrap_or_default(),
             median_step: median(&mut step),
             median_hash: median(&mut hash),
             median_steer: median(&mut steer),
@@ -317,7 +321,7 @@ impl fmt::Display for StressReport {
             f,
             "boids={} steps={} threads={} median_ms={:.3} ns_per_boid={:.1} \
              candidates_per_boid={:.1} neighbours_per_boid={:.1} hash_share={:.2} \
-             hash_ms={:.3} steer_ms={:.3} integrate_ms={:.3}",
+             hash_ms={:.3} steer_ms={:.3} integrate_ms={:.3} slowest_ms={:.3}",
             self.boids,
             self.steps,
             self.threads,
@@ -329,6 +333,7 @@ impl fmt::Display for StressReport {
             ms(self.median_hash),
             ms(self.median_steer),
             ms(self.median_integrate),
+            ms(self.slowest_step),
         )
     }
 }

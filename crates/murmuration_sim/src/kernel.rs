@@ -101,14 +101,8 @@ impl Gathered {
     fn fill(&mut self, arrays: &Arrays, block: &Block) {
         self.stride = sample_stride(block.boids);
         self.len = 0;
-        for (run, offset) in block.runs() {
-            if self.stride == 1 {
-                self.append(arrays, run, offset);
-            } else {
-                for i in run.clone().step_by(LANES * self.stride) {
-                    self.append(arrays, i..(i + LANES).min(run.end), offset);
-                }
-            }
+        for (slots, offset) in block.sampled(self.stride) {
+            self.append(arrays, slots, offset);
         }
         // Pad to a whole chunk; lanes beyond that are never read this time.
         let pad = self.len..self.len + LANES;
@@ -264,6 +258,23 @@ impl Block {
 
     fn runs(&self) -> impl Iterator<Item = (Range<usize>, Vector)> + '_ {
         self.runs[..self.len].iter().map(|&(a, b, o)| (a..b, o))
+    }
+
+    /// The slots a walk over the block with `stride` checks, with their runs' offsets: each
+    /// whole run where `stride` is 1, else every `stride`-th chunk of [`LANES`] of each run (a
+    /// crowded block's sample, see [`Gathered::fill`]).
+    #[inline(always)]
+    fn sampled(&self, stride: usize) -> impl Iterator<Item = (Range<usize>, Vector)> + '_ {
+        self.runs().flat_map(move |(run, offset)| {
+            let end = run.end;
+            let (step, chunk) = if stride == 1 {
+                (run.len().max(1), run.len())
+            } else {
+                (LANES * stride, LANES)
+            };
+            run.step_by(step)
+                .map(move |i| (i..(i + chunk).min(end), offset))
+        })
     }
 }
 
@@ -670,7 +681,8 @@ fn slot_sums_with(
                 // Rare: other boids on exactly this spot. Push apart along a per-pair direction.
                 let slot = first + b * LANES + l;
                 let mut s = out.lane(l);
-                add_coincident(hash, table, slot, block, &mut s);
+                let sampled = stride[b * LANES + l] as usize;
+                add_coincident(hash, table, slot, sampled, block, &mut s);
                 out.set_lane(l, &s);
             }
         }
@@ -690,18 +702,28 @@ fn slot_sums_with(
 
 /// Adds to `sums` the boids that stand on exactly the spot of the boid in `slot` (not counting
 /// itself): a separation push along a per-pair direction, and their velocities where they share
-/// its key. `block` is any block of runs, found here again.
+/// its key. Where the block was sampled with `stride` (see [`Gathered::fill`]), only those of
+/// the sample, times `stride`, so that no crowd on one spot makes this quadratic. `block` is
+/// any block of runs, found here again.
 fn add_coincident(
     hash: &SpatialHash,
     table: &FlockTable,
     slot: usize,
+    stride: usize,
     block: &mut Block,
     sums: &mut NeighbourSums<f32>,
 ) {
     let o = observer_of(hash, table, slot);
     let p = hash.position(slot);
     block.find(hash, p, hash.cell_xy(p));
-    for (run, offset) in block.runs() {
+    // In a crowded block, the same sample as the lanes saw, weighed as they were.
+    let mut sampled = NeighbourSums::zero();
+    let into = if stride == 1 {
+        &mut *sums
+    } else {
+        &mut sampled
+    };
+    for (run, offset) in block.sampled(stride) {
         for j in run {
             if j != slot && hash.position(j) + offset == p {
                 let c = Candidate {
@@ -709,9 +731,14 @@ fn add_coincident(
                     velocity: Coords::of(hash.velocity(j)),
                     key: hash.key_of(j),
                 };
-                accumulate_coincident(sums, &o, &c, Coords::of(tie_break(slot, j)));
+                accumulate_coincident(into, &o, &c, Coords::of(tie_break(slot, j)));
             }
         }
+    }
+    if stride > 1 {
+        let (a, b) = (sums.fields(), sampled.scaled(stride as f32));
+        let b = b.fields();
+        *sums = NeighbourSums::from_fields(fill(0.0, |f| a[f] + b[f]));
     }
 }
 
@@ -905,7 +932,7 @@ mod tests {
                 totals
             };
             if coincident > 1.0 {
-                add_coincident(hash, table, slot, &mut block, out);
+                add_coincident(hash, table, slot, gathered.stride, &mut block, out);
             }
         }
     }

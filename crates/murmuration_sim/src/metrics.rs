@@ -16,6 +16,7 @@ use crate::components::FlockId;
 use crate::flock::Flock;
 use crate::hash::SpatialHash;
 use crate::math::Vector;
+use crate::neighbours::CANDIDATE_CAP;
 use crate::parallel::{Parts, for_each_part, pool, run_each, workers};
 use crate::stats::FlockStats;
 use crate::table::{FlockRow, FlockTable};
@@ -66,6 +67,19 @@ impl<'a> Members<'a> {
         let step = self.count().div_ceil(SAMPLED_BOIDS).max(1);
         self.slots().step_by(step)
     }
+
+    /// The boids the nearest-neighbour metrics measure: [`Self::sample`], thinned further where
+    /// their blocks of cells are crowded, so that finding the exact nearest of each checks
+    /// about [`NEAREST_CHECKS`] boids in all (a search checks the block around its boid).
+    fn nearest_sample(&self) -> impl Iterator<Item = usize> + '_ {
+        let (mut blocks, mut n) = (0usize, 0usize);
+        for i in self.sample() {
+            blocks += self.hash.block_len(self.hash.position(i), 1);
+            n += 1;
+        }
+        let searches = NEAREST_CHECKS / (blocks / n.max(1)).max(1);
+        self.sample().step_by(n.div_ceil(searches.max(1)).max(1))
+    }
 }
 
 /// A [`Flock`](crate::Flock)'s [`FlockMetrics`] (every `Flock` has one while
@@ -91,11 +105,12 @@ pub fn polarization(velocities: impl IntoIterator<Item = Vector>) -> Option<f32>
 
 /// Mean distance from each boid to its nearest other boid of the same members (nearest image
 /// when the edges wrap), world units; `None` with fewer than two. More than [`SAMPLED_BOIDS`]
-/// are measured on that many spread over them.
+/// are measured on that many spread over them, and fewer where they crowd (see
+/// [`NEAREST_CHECKS`]), each exactly.
 pub fn mean_nearest_neighbour_distance(members: Members) -> Option<f32> {
     let hash = members.hash;
     let (mut total, mut n) = (0.0f64, 0u32);
-    for i in members.sample() {
+    for i in members.nearest_sample() {
         let nearest = hash.nearest(hash.position(i), f32::INFINITY, |hit| {
             hit.slot != i && members.contains(hit.slot)
         });
@@ -113,12 +128,19 @@ pub fn mean_nearest_neighbour_distance(members: Members) -> Option<f32> {
 /// are exact.
 pub const SAMPLED_BOIDS: usize = 8192;
 
+/// About how many boids the nearest-neighbour metrics check in one refresh: a search for a
+/// boid's nearest checks the boids of the block of cells around it, so where blocks crowd they
+/// search fewer boids, spread over the flock, each still exactly (a flock crushed onto one spot
+/// is measured on a few dozen), and a refresh costs about what a spread flock's does instead of
+/// growing with the square of the crowd.
+pub const NEAREST_CHECKS: usize = SAMPLED_BOIDS * CANDIDATE_CAP;
+
 /// Share of the members with another member closer than `distance` (a separation violation),
-/// 0 to 1; over [`SAMPLED_BOIDS`] of them in a larger flock.
+/// 0 to 1; over the boids [`mean_nearest_neighbour_distance`] measures.
 pub fn share_closer_than(members: Members, distance: f32) -> f32 {
     let hash = members.hash;
     let (mut crowded, mut n) = (0u32, 0u32);
-    for i in members.sample() {
+    for i in members.nearest_sample() {
         n += 1;
         let near = hash.nearest(hash.position(i), distance, |hit| {
             hit.slot != i && members.contains(hit.slot)
@@ -132,9 +154,19 @@ pub fn share_closer_than(members: Members, distance: f32) -> f32 {
     }
 }
 
+/// How many partners [`groups`] joins a boid to at most: of the boids after it in the hash (in
+/// its cell and the cells around) that are within the radius, the first this many, then it
+/// stops looking. A boid with more partners is in a crowd, which they already join into one
+/// group; so a flock crushed onto one spot costs a refresh about what a spread flock does
+/// instead of the square of its size. (A boid all of whose partners stopped before reaching it
+/// and that has none after it would count as a group of its own: only in such a crowd.)
+pub const CROWD_LINKS: usize = 64;
+
 /// Groups of members linked by chains of members closer than `radius` to each other
 /// (union-find over the hash's [pairs within `radius`](SpatialHash::for_each_pair_within)):
-/// how many groups, and how many boids the largest holds. The pairs are found and joined in
+/// how many groups, and how many boids the largest holds. In a crowd, a boid is joined to about
+/// [`CROWD_LINKS`] of the boids after it in the hash that are within `radius`, not to every one
+/// (see there). The pairs are found and joined in
 /// parts on Bevy's compute task pool (started with its defaults if no app has started it); the
 /// result does not depend on the number of threads.
 pub fn groups(members: Members, radius: f32) -> (usize, usize) {
@@ -177,7 +209,7 @@ fn groups_in(members: Members, radius: f32, scratch: &mut MetricsScratch) -> (us
     run_each(
         hash.cell_parts(parts).zip(runs.iter_mut()),
         |(cells, runs)| {
-            hash.for_each_pair_within_cells(radius, cells, runs, |a, b| {
+            hash.for_each_pair_within_cells(radius, cells, CROWD_LINKS, runs, |a, b| {
                 if members.contains(a) && members.contains(b) {
                     join(parent, a as u32, b as u32);
                 }
@@ -425,7 +457,8 @@ mod tests {
     use rand::{RngExt, SeedableRng};
 
     use super::{
-        Members, SAMPLED_BOIDS, groups, mean_nearest_neighbour_distance, share_closer_than,
+        CROWD_LINKS, Members, NEAREST_CHECKS, SAMPLED_BOIDS, groups,
+        mean_nearest_neighbour_distance, share_closer_than,
     };
     use crate::{SimulationBounds, SpatialHash};
 
@@ -521,5 +554,42 @@ mod tests {
             (close - exact_close).abs() < 0.03,
             "{close} vs {exact_close}"
         );
+    }
+
+    /// A flock crushed onto a few spots costs a refresh a bounded walk: `groups` joins each boid
+    /// to about `CROWD_LINKS` partners, the nearest-neighbour metrics search few enough boids
+    /// to check about `NEAREST_CHECKS` in all; and the crowds still come out as what they are.
+    #[test]
+    fn a_crowd_costs_a_refresh_a_bounded_walk() {
+        let bounds = SimulationBounds::wrap(Rect::new(0.0, 0.0, 2000.0, 2000.0));
+        let spots = [Vec2::new(500.0, 500.0), Vec2::new(1500.0, 1200.0)];
+        let n = 20_000u32;
+        let boids: Vec<(Entity, Vec2, Vec2, u16)> = (0..n)
+            .map(|i| {
+                let jitter = Vec2::new((i % 7) as f32, (i % 11) as f32) * 0.1;
+                let p = spots[i as usize % 2] + jitter;
+                (Entity::from_raw_u32(i + 1).unwrap(), p, Vec2::X, 0)
+            })
+            .collect();
+        let mut hash = SpatialHash::default();
+        hash.rebuild(&bounds, 70.0, &boids);
+        let mut pairs = 0usize;
+        let cells = 0..hash.cell_parts(1).next().unwrap().end;
+        hash.for_each_pair_within_cells(70.0, cells, CROWD_LINKS, &mut Vec::new(), |_, _| {
+            pairs += 1;
+        });
+        assert!(
+            pairs <= n as usize * (CROWD_LINKS + 8),
+            "{pairs} pairs for {n} boids"
+        );
+        assert_eq!(groups(Members::all(&hash), 70.0), (2, n as usize / 2));
+        let members = Members::all(&hash);
+        let searched = members.nearest_sample().count();
+        let checks = searched * hash.block_len(spots[0], 1);
+        assert!(checks <= NEAREST_CHECKS + n as usize, "{searched} searches");
+        assert!(searched >= 100, "{searched} searches");
+        let nn = mean_nearest_neighbour_distance(Members::all(&hash)).unwrap();
+        assert!(nn < 1.0, "{nn}");
+        assert_eq!(share_closer_than(Members::all(&hash), 5.0), 1.0);
     }
 }

@@ -307,13 +307,21 @@ fn a_sampled_walk_is_bounded_by_its_cap() {
         let boids: Vec<Tuple> = (0..crowd)
             .map(|i| {
                 let jitter = Vec2::new(rng.random::<f32>(), rng.random::<f32>()) * 10.0;
-                (Entity::from_raw_u32(i as u32).unwrap(), spot + jitter, Vec2::X, 0)
+                (
+                    Entity::from_raw_u32(i as u32).unwrap(),
+                    spot + jitter,
+                    Vec2::X,
+                    0,
+                )
             })
             .collect();
         hash.rebuild(&bounds, 50.0, &boids);
         let mut visited = 0;
         let stride = hash.for_each_within_sampled(spot, 50.0, 32, |_| visited += 1);
         assert_eq!(stride, crowd.div_ceil(32), "{crowd}");
-        assert!((30..=33).contains(&visited), "{crowd}: {visited} of the crowd visited");
+        assert!(
+            (30..=33).contains(&visited),
+            "{crowd}: {visited} of the crowd visited"
+        );
     }
 }

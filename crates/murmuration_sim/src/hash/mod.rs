@@ -445,9 +445,7 @@ impl SpatialHash {
         }
         let p = self.local(p);
         let span = self.span_for(radius);
-        let mut boids = 0;
-        self.visit_block(p, span, |run, _, _| boids += run.len());
-        let stride = stride_for(boids, cap);
+        let stride = stride_for(self.block_len(p, span), cap);
         let r2 = radius * radius;
         self.visit_every(p, span, stride, |slot, delta| {
             let distance_squared = delta.length_squared();
@@ -460,6 +458,13 @@ impl SpatialHash {
             }
         });
         stride
+    }
+
+    /// How many boids the block of cells `span` around the cell of `p` holds.
+    pub(crate) fn block_len(&self, p: Vector, span: u32) -> usize {
+        let mut boids = 0;
+        self.visit_block(self.local(p), span, |run, _, _| boids += run.len());
+        boids
     }
 
     /// Calls `f(slot, delta)` for every `stride`-th boid of the block of cells `span` around
@@ -520,16 +525,20 @@ impl SpatialHash {
     /// the slots after its own, and eight at a time without a branch.
     pub fn for_each_pair_within(&self, radius: f32, f: impl FnMut(usize, usize)) {
         let cells = 0..self.cell_start.len().saturating_sub(1);
-        self.for_each_pair_within_cells(radius, cells, &mut Vec::new(), f);
+        self.for_each_pair_within_cells(radius, cells, usize::MAX, &mut Vec::new(), f);
     }
 
     /// [`Self::for_each_pair_within`] for the pairs whose first boid lies in `cells` (cell
     /// indices, as [`Self::cell_parts`] gives them), keeping each cell's block in `runs`
     /// (cleared first), so that a caller that keeps `runs` allocates nothing once it has grown.
+    /// Each boid's pairs with the slots after it stop at about `links` of them (at the end of the
+    /// group of eight that reaches it): a bounded walk in a crowd, for a caller that only joins
+    /// pairs and for whom that many partners of a boid are enough (`usize::MAX`: every pair).
     pub(crate) fn for_each_pair_within_cells(
         &self,
         radius: f32,
         cells: Range<usize>,
+        links: usize,
         runs: &mut Vec<(Range<usize>, Vector, Fold)>,
         mut f: impl FnMut(usize, usize),
     ) {
@@ -550,15 +559,23 @@ impl SpatialHash {
             });
             for a in first..end {
                 let p = self.position(a);
+                let mut found = 0;
                 for &(ref run, offset, fold) in runs.iter() {
                     let after = run.start.max(a + 1)..run.end;
                     if after.is_empty() {
                         continue;
                     }
+                    if found >= links {
+                        break;
+                    }
                     if fold.contains(&true) {
                         for b in after {
+                            if found >= links {
+                                break;
+                            }
                             if self.delta(p, b, offset, fold).length_squared() < r2 {
                                 f(a, b);
+                                found += 1;
                             }
                         }
                         continue;
@@ -566,11 +583,15 @@ impl SpatialHash {
                     // Eight at a time into a bit mask, without a branch per candidate (whether
                     // one is near is a coin toss that a branch would guess wrong half the time).
                     for (k, motions) in self.motions[after.clone()].chunks(8).enumerate() {
+                        if found >= links {
+                            break;
+                        }
                         let mut near = 0u32;
                         for (i, m) in motions.iter().enumerate() {
                             let d = m.position + offset - p;
                             near |= u32::from(d.length_squared() < r2) << i;
                         }
+                        found += near.count_ones() as usize;
                         while near != 0 {
                             f(a, after.start + 8 * k + near.trailing_zeros() as usize);
                             near &= near - 1;
