@@ -27,6 +27,7 @@ use crate::behaviours::tie_break;
 use crate::hash::{Arrays, BLOCK_ROWS, KNearest, SpatialHash};
 use crate::lanes::{Coords, KeyLanes, Lanes, Real, fill};
 use crate::math::{DIM, IVector, Vector};
+use crate::motion::nearest_image;
 use crate::neighbours::{CANDIDATE_CAP, observer_of, sample_stride, walk_sums};
 use crate::params::NeighbourMode;
 use crate::rules::{
@@ -82,7 +83,14 @@ struct Gathered {
     len: usize,
     /// Only every `stride`-th chunk of each run was copied, in a crowded block.
     stride: usize,
+    /// Where the block folds onto itself: each axis's world size and half of it (infinite on
+    /// an axis that does not fold), for [`Gathered::fold`].
+    wrap: Option<Wrap>,
 }
+
+/// Per axis, the world's size and half of it where a block folds onto itself (a wrapped world
+/// under three cells across), infinite where it does not: what [`nearest_image`] needs.
+type Wrap = [(f32, f32); DIM];
 
 impl Gathered {
     fn new() -> Self {
@@ -92,6 +100,7 @@ impl Gathered {
             key: [0; GATHERED],
             len: 0,
             stride: 1,
+            wrap: None,
         }
     }
 
@@ -100,9 +109,18 @@ impl Gathered {
     #[inline(always)]
     fn fill(&mut self, arrays: &Arrays, block: &Block) {
         self.stride = sample_stride(block.boids);
+        self.wrap = block.wrap;
         self.len = 0;
-        for (slots, offset) in block.sampled(self.stride) {
-            self.append(arrays, slots, offset);
+        for (run, offset) in block.runs() {
+            // NOTE: the whole run straight away where nothing is sampled: through `sampled`
+            // (one range) the kernel took 5% longer at 100,000 boids.
+            if self.stride == 1 {
+                self.append(arrays, run, offset);
+            } else {
+                for slots in sampled(run, self.stride) {
+                    self.append(arrays, slots, offset);
+                }
+            }
         }
         // Pad to a whole chunk; lanes beyond that are never read this time.
         let pad = self.len..self.len + LANES;
@@ -161,6 +179,19 @@ impl Gathered {
         self.len += n;
     }
 
+    /// `d` moved to its nearest image on each axis where the block folds onto itself; as it is
+    /// elsewhere. (In a folded block the nearest image depends on the observer, not on the
+    /// cell, so the copies cannot be moved there beforehand.)
+    #[inline(always)]
+    fn fold<R: Real>(&self, mut d: Coords<R>) -> Coords<R> {
+        if let Some(wrap) = &self.wrap {
+            for (x, &(size, half)) in d.0.iter_mut().zip(wrap) {
+                *x = nearest_image(*x, R::splat(size), R::splat(half));
+            }
+        }
+        d
+    }
+
     /// How many chunks the copied candidates fill.
     #[inline(always)]
     fn chunks(&self) -> usize {
@@ -216,6 +247,8 @@ pub(crate) struct Block {
     len: usize,
     /// Boids in all the runs together.
     boids: usize,
+    /// Where the block folds onto itself (see [`Gathered::fold`]).
+    wrap: Option<Wrap>,
 }
 
 impl Default for Block {
@@ -224,13 +257,15 @@ impl Default for Block {
             runs: [(0, 0, Vector::ZERO); MAX_RUNS],
             len: 0,
             boids: 0,
+            wrap: None,
         }
     }
 }
 
 impl Block {
-    /// Makes this the block around `cell`, the cell holding `p`. Only for a grid that does not
-    /// fold onto itself.
+    /// Makes this the block around `cell`, the cell holding `p`. Where the world is under three
+    /// cells across and wraps, the block folds onto itself: it holds the whole axis once, and
+    /// each delta must be moved to its nearest image ([`Gathered::fold`]).
     // NOTE: filled in place, not returned: a block returned by value was copied out of the
     // closure's frame with wide moves that waited on its narrow stores (about 8% of the
     // kernel's samples at 100,000 boids).
@@ -238,6 +273,7 @@ impl Block {
     pub fn find(&mut self, hash: &SpatialHash, p: Vector, cell: IVector) {
         self.len = 0;
         self.boids = 0;
+        self.wrap = None;
         // NOTE: the shortcut here, not inside `visit_block`: there (still a call, and the
         // closure per run) it kept almost none of the gain.
         if let Some(rows) = hash.inner_block(cell) {
@@ -249,33 +285,44 @@ impl Block {
             self.len = BLOCK_ROWS;
             return;
         }
-        hash.visit_block(p, 1, |run, offset, _fold| {
+        let mut folds = [false; DIM];
+        hash.visit_block(p, 1, |run, offset, fold| {
             self.boids += run.len();
             self.runs[self.len] = (run.start, run.end, offset);
             self.len += 1;
+            folds = fold;
         });
+        if folds.contains(&true) {
+            let world = hash.world_size();
+            self.wrap = Some(fill((0.0, 0.0), |axis| {
+                if folds[axis] {
+                    (world[axis], world[axis] * 0.5)
+                } else {
+                    (f32::INFINITY, f32::INFINITY)
+                }
+            }));
+        }
     }
 
     fn runs(&self) -> impl Iterator<Item = (Range<usize>, Vector)> + '_ {
         self.runs[..self.len].iter().map(|&(a, b, o)| (a..b, o))
     }
+}
 
-    /// The slots a walk over the block with `stride` checks, with their runs' offsets: each
-    /// whole run where `stride` is 1, else every `stride`-th chunk of [`LANES`] of each run (a
-    /// crowded block's sample, see [`Gathered::fill`]).
-    #[inline(always)]
-    fn sampled(&self, stride: usize) -> impl Iterator<Item = (Range<usize>, Vector)> + '_ {
-        self.runs().flat_map(move |(run, offset)| {
-            let end = run.end;
-            let (step, chunk) = if stride == 1 {
-                (run.len().max(1), run.len())
-            } else {
-                (LANES * stride, LANES)
-            };
-            run.step_by(step)
-                .map(move |i| (i..(i + chunk).min(end), offset))
-        })
-    }
+/// The slots of `run` a walk with `stride` checks: all of them where `stride` is 1, else every
+/// `stride`-th chunk of [`LANES`] (a crowded block's sample, see [`Gathered::fill`]).
+// NOTE: ranges to loop over, not a callback: a callback that copies (`Gathered::append`) was
+// left a function of its own, compiled without the build's target features (the kernel 5%
+// slower at 100,000 boids).
+#[inline(always)]
+fn sampled(run: Range<usize>, stride: usize) -> impl Iterator<Item = Range<usize>> {
+    let (step, chunk) = if stride == 1 {
+        (run.len().max(1), run.len())
+    } else {
+        (LANES * stride, LANES)
+    };
+    let end = run.end;
+    run.step_by(step).map(move |i| i..(i + chunk).min(end))
 }
 
 /// One observer's sums still in lanes, as its lane loop leaves them: the fields of its
@@ -289,7 +336,7 @@ const RAW_FIELDS: usize = SUM_FIELDS + 1;
 /// The sums of `o` over every chunk of `gathered`, still in lanes, and how many candidates
 /// stood on its very spot (itself among them).
 #[inline(always)]
-fn lane_sums<const N: usize, const VIEW: u8>(
+fn lane_sums<const N: usize, const VIEW: u8, const FOLD: bool>(
     o: &Observer<Lanes<N>>,
     gathered: &Gathered,
 ) -> (NeighbourSums<Lanes<N>>, Lanes<N>) {
@@ -297,7 +344,10 @@ fn lane_sums<const N: usize, const VIEW: u8>(
     let mut coincident = Lanes::splat(0.0);
     for i in 0..gathered.chunks() {
         let c = gathered.chunk::<N>(i);
-        let d = c.position - o.position;
+        let mut d = c.position - o.position;
+        if FOLD {
+            d = gathered.fold(d);
+        }
         let d2 = d.length_squared();
         let near = rules::sees::<_, VIEW>(o, d, d2);
         rules::accumulate(&mut sums, o, near, d, d2, &c);
@@ -308,9 +358,13 @@ fn lane_sums<const N: usize, const VIEW: u8>(
 
 /// One observer's [`lane_sums`], into `out`.
 #[inline(always)]
-fn observer_lanes<const VIEW: u8>(o: &Observer<f32>, gathered: &Gathered, out: &mut Raw) {
+fn observer_lanes<const VIEW: u8, const FOLD: bool>(
+    o: &Observer<f32>,
+    gathered: &Gathered,
+    out: &mut Raw,
+) {
     let o = splat_observer::<LANES>(o);
-    let (sums, coincident) = lane_sums::<LANES, VIEW>(&o, gathered);
+    let (sums, coincident) = lane_sums::<LANES, VIEW, FOLD>(&o, gathered);
     let fields = sums.fields();
     *out = fill(coincident, |f| {
         if f < SUM_FIELDS {
@@ -323,14 +377,14 @@ fn observer_lanes<const VIEW: u8>(o: &Observer<f32>, gathered: &Gathered, out: &
 
 /// Two observers' [`lane_sums`] side by side (in lanes 0-7 and 8-15), each into its own `out`.
 #[inline(always)]
-fn pair_lanes<const VIEW: u8>(
+fn pair_lanes<const VIEW: u8, const FOLD: bool>(
     a: &Observer<f32>,
     b: &Observer<f32>,
     gathered: &Gathered,
     out: &mut [Raw; 2],
 ) {
     let o = pair_observer(a, b);
-    let (sums, coincident) = lane_sums::<16, VIEW>(&o, gathered);
+    let (sums, coincident) = lane_sums::<16, VIEW, FOLD>(&o, gathered);
     let fields = sums.fields();
     for (h, out) in out.iter_mut().enumerate() {
         *out = fill(coincident.halves()[h], |f| {
@@ -397,21 +451,25 @@ macro_rules! lane_loops {
         /// The CPU must have the build's features (the baseline needs none; the dispatcher
         /// checked the others).
         $(#[$attr])*
-        unsafe fn single<const VIEW: u8>(o: &Observer<f32>, g: &Gathered, out: &mut Raw) {
-            observer_lanes::<VIEW>(o, g, out);
+        unsafe fn single<const VIEW: u8, const FOLD: bool>(
+            o: &Observer<f32>,
+            g: &Gathered,
+            out: &mut Raw,
+        ) {
+            observer_lanes::<VIEW, FOLD>(o, g, out);
         }
         /// [`pair_lanes`] in this build.
         ///
         /// # Safety
         /// As for `single`.
         $(#[$attr])*
-        unsafe fn pair<const VIEW: u8>(
+        unsafe fn pair<const VIEW: u8, const FOLD: bool>(
             a: &Observer<f32>,
             b: &Observer<f32>,
             g: &Gathered,
             out: &mut [Raw; 2],
         ) {
-            pair_lanes::<VIEW>(a, b, g, out);
+            pair_lanes::<VIEW, FOLD>(a, b, g, out);
         }
         /// [`raw_totals`] in this build.
         ///
@@ -426,8 +484,14 @@ macro_rules! lane_loops {
             raw_totals::<AVX>(raw, stride, out)
         }
         LaneLoops {
-            single: [single::<VIEW_ALL>, single::<VIEW_NARROW>, single::<VIEW_WIDE>],
-            pairs: $pairs.then_some([pair::<VIEW_ALL>, pair::<VIEW_NARROW>, pair::<VIEW_WIDE>]),
+            single: [
+                [single::<VIEW_ALL, false>, single::<VIEW_NARROW, false>, single::<VIEW_WIDE, false>],
+                [single::<VIEW_ALL, true>, single::<VIEW_NARROW, true>, single::<VIEW_WIDE, true>],
+            ],
+            pairs: $pairs.then_some([
+                [pair::<VIEW_ALL, false>, pair::<VIEW_NARROW, false>, pair::<VIEW_WIDE, false>],
+                [pair::<VIEW_ALL, true>, pair::<VIEW_NARROW, true>, pair::<VIEW_WIDE, true>],
+            ]),
             totals: if $avx { totals::<true> } else { totals::<false> },
         }
     }};
@@ -441,8 +505,10 @@ macro_rules! lane_loops {
 // gave up on the lanes and did them one by one, 2.5x slower than out of line.
 #[derive(Clone, Copy)]
 struct LaneLoops {
-    single: [SingleLoop; 3],
-    pairs: Option<[PairLoop; 3]>,
+    /// By whether the block folds, then by field-of-view kind.
+    single: [[SingleLoop; 3]; 2],
+    /// As `single`.
+    pairs: Option<[[PairLoop; 3]; 2]>,
     totals: TotalsFn,
 }
 
@@ -465,9 +531,10 @@ impl LaneLoops {
     /// The sums of `o` over `gathered`, with its field of view `view`, into `out`.
     #[inline(always)]
     fn single(&self, view: u8, o: &Observer<f32>, g: &Gathered, out: &mut Raw) {
+        let fold = usize::from(g.wrap.is_some());
         // SAFETY: the loops are this build's, which `get` picked for this CPU (or the portable
         // ones, which need nothing).
-        unsafe { self.single[usize::from(view.min(VIEW_WIDE))](o, g, out) }
+        unsafe { self.single[fold][usize::from(view.min(VIEW_WIDE))](o, g, out) }
     }
 
     /// The sums of two observers side by side over `gathered`, into `out`, if this build pairs
@@ -475,8 +542,9 @@ impl LaneLoops {
     #[inline(always)]
     fn pair(&self, view: u8, [a, b]: [&Observer<f32>; 2], g: &Gathered, out: &mut [Raw; 2]) {
         let pairs = self.pairs.expect("a build that pairs observers");
+        let fold = usize::from(g.wrap.is_some());
         // SAFETY: as in `single`.
-        unsafe { pairs[usize::from(view.min(VIEW_WIDE))](a, b, g, out) }
+        unsafe { pairs[fold][usize::from(view.min(VIEW_WIDE))](a, b, g, out) }
     }
 
     /// [`raw_totals`] of eight observers.
@@ -572,7 +640,7 @@ dispatch! {
     /// The neighbour sums of `slots` of `hash` (at most [`SLOT_RUN`]), eight at a time: lane
     /// `l` of `out[b]` is slot `slots.start + 8 b + l`'s (lanes past the end are zero). Returns
     /// what they counted. In the build for this CPU. Boids of one cell share their block, found
-    /// once. Only for a grid that does not fold onto itself.
+    /// once.
     pub(crate) fn slot_sums(
         hash: &SpatialHash,
         table: &FlockTable,
@@ -717,14 +785,14 @@ fn add_coincident(
     let p = hash.position(slot);
     block.find(hash, p, hash.cell_xy(p));
     // In a crowded block, the same sample as the lanes saw, weighed as they were.
-    let mut sampled = NeighbourSums::zero();
+    let mut of_sample = NeighbourSums::zero();
     let into = if stride == 1 {
         &mut *sums
     } else {
-        &mut sampled
+        &mut of_sample
     };
-    for (run, offset) in block.sampled(stride) {
-        for j in run {
+    for (run, offset) in block.runs() {
+        for j in sampled(run, stride).flatten() {
             if j != slot && hash.position(j) + offset == p {
                 let c = Candidate {
                     position: Coords::of(p),
@@ -736,7 +804,7 @@ fn add_coincident(
         }
     }
     if stride > 1 {
-        let (a, b) = (sums.fields(), sampled.scaled(stride as f32));
+        let (a, b) = (sums.fields(), of_sample.scaled(stride as f32));
         let b = b.fields();
         *sums = NeighbourSums::from_fields(fill(0.0, |f| a[f] + b[f]));
     }
@@ -788,12 +856,19 @@ mod tests {
     /// `flocks` flocks: about 60 in a block of cells, under [`CANDIDATE_CAP`], so that nothing is
     /// sampled and the kernel and the neighbour walk see the same candidates.
     fn hash(edges: Edges, flocks: u16) -> SpatialHash {
+        hash_in(edges, flocks, 50.0, 400)
+    }
+
+    /// [`hash`] with cells `cell` across and `n` boids: from 100 on the 300-unit-high world is
+    /// under three cells high, and from 167 under three wide, so that the blocks fold onto
+    /// themselves.
+    fn hash_in(edges: Edges, flocks: u16, cell: f32, n: u32) -> SpatialHash {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(77);
         let bounds = SimulationBounds {
             rect: Rect::new(0.0, 0.0, 500.0, 300.0),
             edges,
         };
-        let mut boids: Vec<(Entity, Vec2, Vec2, u32)> = (0..400u32)
+        let mut boids: Vec<(Entity, Vec2, Vec2, u32)> = (0..n)
             .map(|i| {
                 let p = Vec2::new(rng.random::<f32>() * 500.0, rng.random::<f32>() * 300.0);
                 let v = Vec2::from_angle(rng.random::<f32>() * 6.3) * 100.0;
@@ -805,7 +880,7 @@ mod tests {
             let e = Entity::from_raw_u32(900 + k).unwrap();
             boids.push((e, Vec2::new(250.0, 150.0), Vec2::X * 50.0, 0));
         }
-        build(&bounds, 50.0, &boids)
+        build(&bounds, cell, &boids)
     }
 
     fn build(
@@ -857,6 +932,24 @@ mod tests {
                 f(&hash(edges, 1), &FlockTable::new(&params));
             }
             f(&hash(edges, 3), &table(3));
+        }
+        // Worlds under three cells across that wrap: high only, and high and wide (with fewer
+        // boids than `CANDIDATE_CAP`, as the walk samples a crowded block differently).
+        for (cell, fov) in [
+            (120.0, 360.0),
+            (120.0, 270.0),
+            (250.0, 360.0),
+            (250.0, 120.0),
+        ] {
+            let params = FlockParams {
+                perception_radius: cell,
+                field_of_view: fov,
+                ..FlockParams::default()
+            };
+            f(
+                &hash_in(Edges::Wrap, 1, cell, 200),
+                &FlockTable::new(&params),
+            );
         }
     }
 
@@ -914,7 +1007,7 @@ mod tests {
             let mut coincident = [0.0f32; LANES];
             for j in 0..gathered.chunks() * LANES {
                 let c = gathered.candidate(j);
-                let d = c.position - o.position;
+                let d = gathered.fold(c.position - o.position);
                 let d2 = d.length_squared();
                 let near = match row.view {
                     VIEW_ALL => rules::sees::<f32, VIEW_ALL>(&o, d, d2),

@@ -16,7 +16,6 @@ use crate::components::FlockId;
 use crate::flock::Flock;
 use crate::hash::SpatialHash;
 use crate::math::Vector;
-use crate::neighbours::CANDIDATE_CAP;
 use crate::parallel::{Parts, for_each_part, pool, run_each, workers};
 use crate::stats::FlockStats;
 use crate::table::{FlockRow, FlockTable};
@@ -131,9 +130,10 @@ pub const SAMPLED_BOIDS: usize = 8192;
 /// About how many boids the nearest-neighbour metrics check in one refresh: a search for a
 /// boid's nearest checks the boids of the block of cells around it, so where blocks crowd they
 /// search fewer boids, spread over the flock, each still exactly (a flock crushed onto one spot
-/// is measured on a few dozen), and a refresh costs about what a spread flock's does instead of
-/// growing with the square of the crowd.
-pub const NEAREST_CHECKS: usize = SAMPLED_BOIDS * CANDIDATE_CAP;
+/// is measured on a few dozen), and a refresh costs about what a spread flock's does (whose
+/// [`SAMPLED_BOIDS`] searches check about a hundred boids each) instead of growing with the
+/// square of the crowd.
+pub const NEAREST_CHECKS: usize = 1 << 20;
 
 /// Share of the members with another member closer than `distance` (a separation violation),
 /// 0 to 1; over the boids [`mean_nearest_neighbour_distance`] measures.

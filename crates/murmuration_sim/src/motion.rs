@@ -115,6 +115,15 @@ pub fn integrate<R: Real>(
     }
 }
 
+/// One coordinate `x` of a delta in a world `size` across (`half` its half) that wraps, moved to
+/// its image nearest zero: `x - size` above `half`, `x + size` below `-half`, else `x`. Exact for
+/// `|x| < size`. The one nearest-image rule: [`delta`], the spatial hash and the kernel's folded
+/// blocks use it. With `size` and `half` infinite it leaves `x` as it is.
+#[inline(always)]
+pub fn nearest_image<R: Real>(x: R, size: R, half: R) -> R {
+    R::select(x.gt(half), x - size, R::select(x.lt(-half), x + size, x))
+}
+
 /// The vector from `from` to `to`: across the seam to the nearest image when the world wraps,
 /// straight otherwise. The returned mask holds where the two are more than one world apart (or
 /// not finite), where [`SimulationBounds::delta`] must finish the job.
@@ -127,7 +136,7 @@ pub fn delta<R: Real>(from: Coords<R>, to: Coords<R>, world: &World<R>) -> (Coor
     let mut general = R::mask(false);
     for axis in 0..DIM {
         let (x, size, half) = (d.0[axis], world.size.0[axis], world.half.0[axis]);
-        d.0[axis] = R::select(x.gt(half), x - size, R::select(x.lt(-half), x + size, x));
+        d.0[axis] = nearest_image(x, size, half);
         general = general | !x.abs().le(size);
     }
     (d, general)

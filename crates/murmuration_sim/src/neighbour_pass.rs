@@ -35,9 +35,10 @@ const PARTS: Parts = Parts {
 /// Boids are taken in slot order, which is cell order: the boids of one cell share their block
 /// of cells, found once, and read the same candidates while they are in cache (the kernel). The
 /// slots are split over Bevy's compute task pool; each slot's result depends only on the hash,
-/// so it is the same on any number of threads. With [`NeighbourSearch::BruteForce`], or in a
-/// world so small that the block of cells around a boid folds onto itself, every boid walks its
-/// neighbours one at a time instead.
+/// so it is the same on any number of threads. In a world so small that the block of cells
+/// around a boid folds onto itself, the kernel moves each candidate to its image nearest the
+/// boid. With [`NeighbourSearch::BruteForce`] every boid walks its neighbours one at a time
+/// instead.
 pub fn neighbour_sums(
     hash: &SpatialHash,
     table: &FlockTable,
@@ -121,10 +122,8 @@ pub fn flocking_forces(
 struct Sums<'a> {
     hash: &'a SpatialHash,
     table: &'a FlockTable,
-    /// The world's bounds, for brute force.
+    /// The world's bounds, for brute force: every boid walks its neighbours one at a time.
     brute_force: Option<&'a SimulationBounds>,
-    /// Every boid walks its neighbours one at a time (brute force, or a folded grid).
-    walk: bool,
 }
 
 impl<'a> Sums<'a> {
@@ -139,7 +138,6 @@ impl<'a> Sums<'a> {
             hash,
             table,
             brute_force: brute.then_some(bounds),
-            walk: brute || hash.folds(1),
         }
     }
 
@@ -152,7 +150,7 @@ impl<'a> Sums<'a> {
         out: &mut [NeighbourSums<Lanes<LANES>>],
         scratch: &mut Scratch,
     ) -> PassCounts {
-        if !self.walk {
+        if self.brute_force.is_none() {
             return slot_sums(self.hash, self.table, slots, out, scratch);
         }
         let mut counts = PassCounts::default();

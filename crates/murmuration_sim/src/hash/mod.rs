@@ -23,6 +23,7 @@ use crate::components::FlockId;
 use crate::components::Position;
 use crate::lanes::fill;
 use crate::math::{DIM, IVector, Vector};
+use crate::motion::nearest_image;
 use crate::simd::dispatch;
 
 mod parted;
@@ -384,12 +385,9 @@ impl SpatialHash {
         }))
     }
 
-    /// Whether a block of `span` cells folds onto itself (a wrapped world fewer than
-    /// `2 * span + 1` cells across), so that deltas need folding.
-    #[inline]
-    pub(crate) fn folds(&self, span: u32) -> bool {
-        let width = 2 * span.min(u32::MAX / 4) + 1;
-        self.wrap && self.dims.iter().any(|&n| width >= n)
+    /// The size of the world the hash covers, per axis.
+    pub(crate) fn world_size(&self) -> Vector {
+        self.world
     }
 
     /// The delta from `p` to the boid in `slot`, given a run's `offset` and `fold`.
@@ -398,7 +396,8 @@ impl SpatialHash {
         let mut d = self.position(slot) + offset - p;
         for axis in 0..DIM {
             if fold[axis] {
-                d[axis] -= self.world[axis] * (d[axis] / self.world[axis]).round();
+                let size = self.world[axis];
+                d[axis] = nearest_image(d[axis], size, size * 0.5);
             }
         }
         d
