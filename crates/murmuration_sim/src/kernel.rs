@@ -17,9 +17,11 @@
 //! leaves lane `k` of each sum with observer `k`'s total: the [`NeighbourSums`] of eight boids
 //! in lanes, as the forces take them.
 //!
-//! The lane loops ([`lane_sums`], one per field-of-view kind, alone or in pairs) and the totals
-//! are functions of their own, built per target and called through pointers ([`LaneLoops`]):
-//! see [`simd`](crate::simd) for why.
+//! The lane loops ([`lane_sums`], one per field-of-view kind and for blocks that fold onto
+//! themselves or not, alone or in pairs) and the totals are functions of their own, built per
+//! target and called through pointers ([`LaneLoops`]): see [`simd`](crate::simd) for why. In a
+//! wrapped world under three cells across, a block holds each folded axis once and the loops
+//! move each candidate to its image nearest the observer ([`Gathered::fold`]).
 
 use core::ops::Range;
 
