@@ -430,7 +430,7 @@ impl SpatialHash {
     }
 
     /// [`Self::for_each_within`], but where the cells around `p` hold more than `cap` boids,
-    /// only every `k`-th of them, `k = ceil(boids / cap)` ([`stride_for`]): at most about `cap`
+    /// only every `k`-th of them, `k = ceil(boids / cap)`: at most about `cap`
     /// boids checked, however crowded. Returns `k`, so that a caller can weigh what it found.
     pub fn for_each_within_sampled(
         &self,
