@@ -1,6 +1,6 @@
 //! Numbers that describe a flock's shape, computed from the [`SpatialHash`] snapshot: how
 //! ordered it is, how tight, in how many groups, how crowded, whether it mills. [`FlockMetrics`]
-//! holds them for the default flock, and [`FlockShape`] for each [`Flock`](crate::Flock),
+//! holds them for the default flock, and [`FlockShape`] for each [`Flock`],
 //! refreshed every [`MetricsSettings::every`] steps.
 //!
 //! Every measure takes the boids it describes as [`Members`]: the whole hash, or one flock.
@@ -81,7 +81,7 @@ impl<'a> Members<'a> {
     }
 }
 
-/// A [`Flock`](crate::Flock)'s [`FlockMetrics`] (every `Flock` has one while
+/// A [`Flock`]'s [`FlockMetrics`] (every `Flock` has one while
 /// [`MetricsPlugin`](crate::MetricsPlugin) is added), refreshed with the default flock's
 /// ([`MetricsSettings::every`](crate::MetricsSettings::every) steps).
 #[derive(Component, Reflect, Debug, Clone, Default, PartialEq, Deref)]
@@ -328,7 +328,7 @@ pub fn mean_speed(members: Members) -> f32 {
 }
 
 /// A flock's shape, refreshed every [`MetricsSettings::every`] steps from the step's snapshot:
-/// the resource describes the default flock, a [`FlockShape`] its [`Flock`](crate::Flock). All
+/// the resource describes the default flock, a [`FlockShape`] its [`Flock`]. All
 /// zero until the first refresh.
 #[derive(Resource, Reflect, Debug, Clone, Default, PartialEq)]
 #[reflect(Resource, Debug, Clone, Default)]

@@ -1,7 +1,7 @@
 //! Who a boid reacts to: [`Perception`] (radius, field of view, metric or topological) and
 //! [`for_each_neighbour`], the neighbour walk that topological neighbours, the brute-force
 //! reference and the debug overlays share (the kernel finds metric neighbours itself, with the
-//! same test, [`rules::sees`](crate::rules::sees)).
+//! same test, [`rules::sees`]).
 
 use bevy::prelude::*;
 

@@ -379,7 +379,7 @@ impl Plugin for HuntingPlugin {
 }
 
 /// Strategy-game [`Unit`]s: [`UnitCommand`]s select and order them; they [`Arrive`], settle
-/// into a crowd and slide round obstacles (see [`rts`](crate::rts)).
+/// into a crowd and slide round obstacles (see [`rts`]).
 #[derive(Debug, Clone, Default)]
 pub struct UnitsPlugin;
 

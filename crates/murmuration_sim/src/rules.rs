@@ -3,7 +3,7 @@
 //! from its sums ([`flocking_force`], [`unit_force`], both through [`steer`]).
 //!
 //! The same functions run on one boid and one candidate (`R = f32`: the neighbour walk, units,
-//! tools, the scalar reference of the tests) and on [`Lanes`](crate::lanes::Lanes) of them (the
+//! tools, the scalar reference of the tests) and on [`Lanes`] of them (the
 //! neighbour kernel, eight or sixteen candidates at a time; the flocking pass, eight boids at a
 //! time), so there is no second copy to keep in step: a lane does exactly what one `f32` does.
 //!

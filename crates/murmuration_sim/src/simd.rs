@@ -7,8 +7,8 @@
 //! picks the best build this CPU runs, once. Every build gives the same bits (see
 //! [`lanes`](crate::lanes)), so a flock replays the same whichever runs.
 //!
-//! Two shapes: [`dispatch!`] compiles a whole function per build (the kernel's cell walk, the
-//! hash's cell indices), [`out_of_line!`] a function of lane code that its caller calls through
+//! Two shapes: `dispatch!` compiles a whole function per build (the kernel's cell walk, the
+//! hash's cell indices), `out_of_line!` a function of lane code that its caller calls through
 //! a pointer, per block of lanes (the integration and the forces; the kernel's lane loops do the
 //! same by hand, one per field-of-view kind). LLVM compiles the lanes of [`Lanes`] into vector
 //! registers only where they make up most of a function: mixed into a large loop that loads,
@@ -22,7 +22,7 @@
 //! CPU; CI runs the whole test suite both ways.
 //!
 //! The one piece of hand-written `core::arch` code is here, and it is not a rule: the shuffles
-//! of [`totals_avx`], eight [`Lanes::total`](crate::lanes::Lanes::total)s at once, which LLVM
+//! of `totals_avx`, eight [`Lanes::total`](crate::lanes::Lanes::total)s at once, which LLVM
 //! made out of [`Lanes::totals`] with four times the instructions.
 
 use std::sync::OnceLock;

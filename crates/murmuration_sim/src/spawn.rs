@@ -42,7 +42,7 @@ pub struct FlockSpawn {
     pub region: Rect,
     /// The [`FlockIndex`] of the first boid.
     pub first_index: u32,
-    /// The [`Flock`](crate::Flock) the boids join ([`InFlock`]); `None` for the default flock.
+    /// The [`Flock`] the boids join ([`InFlock`]); `None` for the default flock.
     pub flock: Option<Entity>,
 }
 
@@ -64,7 +64,7 @@ impl FlockSpawn {
         }
     }
 
-    /// Puts the boids in `flock`, a [`Flock`](crate::Flock) entity: they fly by its parameters
+    /// Puts the boids in `flock`, a [`Flock`] entity: they fly by its parameters
     /// (and start at its speeds).
     pub fn in_flock(mut self, flock: Entity) -> Self {
         self.flock = Some(flock);

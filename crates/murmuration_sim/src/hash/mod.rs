@@ -7,7 +7,7 @@
 //! 2. count the boids per cell;
 //! 3. prefix-sum the counts into `cell_start`;
 //! 4. scatter each boid to its slot in cell order, straight into contiguous arrays: its position
-//!    and velocity side by side in one [`Motion`] (one cache line written per boid, not one per
+//!    and velocity side by side in one `Motion` (one cache line written per boid, not one per
 //!    coordinate), its entity and its key (flock and species). Cells are numbered row by row
 //!    (`x` fastest), so the three cells of one row of a 3x3 block are one contiguous slice.
 //!
