@@ -77,3 +77,27 @@ fn boids_seek_an_attractor() {
         "mean distance to the attractor {start} -> {end}"
     );
 }
+
+/// With more predators than a boid checks one by one (they go in a hash of their own, and
+/// each boid's flee is worked out in the flock's hash order), a flock still flees a pack.
+#[test]
+fn boids_flee_a_pack_of_many_predators() {
+    let bounds = SimulationBounds::wrap(rect(800.0, 800.0));
+    let centre = Vec2::splat(400.0);
+    let mut app = app(FlockParams::default(), bounds);
+    app.world_mut().commands().queue(
+        FlockSpawn::new(150, 31).with_region(Rect::from_center_size(centre, Vec2::splat(140.0))),
+    );
+    for i in 0..60 {
+        let at = centre + Vec2::from_angle(i as f32 * 0.1) * (i % 5) as f32;
+        app.world_mut().spawn((Predator, Position(at)));
+    }
+    step(&mut app, 1);
+    let start = mean_distance(&mut app, centre, &bounds);
+    step(&mut app, 64);
+    let end = mean_distance(&mut app, centre, &bounds);
+    assert!(
+        end > 100.0 && end > start + 40.0,
+        "mean distance {start} -> {end}"
+    );
+}

@@ -101,3 +101,19 @@ fn a_hunter_chases_the_nearest_boid_and_the_flock_flees_it() {
     let mean = near_hunter / 20.0;
     assert!(mean < 1.3, "mean boids within 30 of the hunter: {mean}");
 }
+
+/// A hunter that is a boid too (every boid a hunter) is in the hash with the others: it hunts
+/// the nearest other boid, never itself.
+#[test]
+fn a_hunter_that_is_a_boid_hunts_another() {
+    let bounds = SimulationBounds::wrap(rect(2000.0, 2000.0));
+    let mut app = app(FlockParams::default(), bounds);
+    let a = spawn_boid(&mut app, Vec2::new(600.0, 500.0), Vec2::new(120.0, 0.0), 0);
+    let b = spawn_boid(&mut app, Vec2::new(700.0, 500.0), Vec2::new(0.0, 120.0), 0);
+    for e in [a, b] {
+        app.world_mut().entity_mut(e).insert(Hunter::default());
+    }
+    step(&mut app, 1);
+    assert_eq!(app.world().get::<Hunter>(a).unwrap().prey, Some(b));
+    assert_eq!(app.world().get::<Hunter>(b).unwrap().prey, Some(a));
+}

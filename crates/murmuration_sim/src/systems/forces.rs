@@ -14,6 +14,7 @@ use crate::components::{
 };
 use crate::hash::SpatialHash;
 use crate::neighbour_pass::FlockForces;
+use crate::parallel::{Parts, for_each_part};
 use crate::params::FlockParams;
 use crate::systems::prepare::StepBounds;
 use crate::table::FlockTable;
@@ -94,6 +95,7 @@ const FEW_PREDATORS: usize = 32;
 pub(crate) fn flee_predators(
     bounds: Res<StepBounds>,
     table: Res<FlockTable>,
+    hash: Res<SpatialHash>,
     predators: Query<(Entity, &Position), With<Predator>>,
     mut boids: Query<
         (
@@ -101,13 +103,13 @@ pub(crate) fn flee_predators(
             &Position,
             &Velocity,
             &mut Acceleration,
-            Option<&MaxSpeed>,
-            &FlockId,
+            (Option<&MaxSpeed>, &FlockId, Option<&HashSlot>),
         ),
         With<Boid>,
     >,
     mut list: Local<Vec<(Entity, Vec2)>>,
     mut by_cell: Local<SpatialHash>,
+    mut by_slot: Local<Vec<Vec2>>,
 ) {
     list.clear();
     list.extend(
@@ -120,8 +122,12 @@ pub(crate) fn flee_predators(
         return;
     }
     // Many predators (every boid a hunter): in a spatial hash of their own, cells a flee radius
-    // across, so each boid looks only at those near it rather than at every one.
+    // across, so each boid looks only at those near it rather than at every one; and each
+    // boid's flee direction worked out in the flock's hash order, cell by cell, so that
+    // neighbours read the same predators while they are in cache (in the boids' own order each
+    // read the predators' cells from memory: 3x slower), then read by slot.
     let many = list.len() > FEW_PREDATORS;
+    by_slot.clear();
     if many {
         let reach = table
             .rows()
@@ -129,41 +135,68 @@ pub(crate) fn flee_predators(
             .map(|r| r.flee_radius)
             .fold(0.0, f32::max)
             .max(FlockParams::MIN_DISTANCE);
-        let mut build = by_cell.begin(&bounds, reach, bounds.rect, list.len());
-        for &(_, q) in list.iter() {
-            build.count(q);
+        {
+            let mut build = by_cell.begin(&bounds, reach, bounds.rect, list.len());
+            for &(_, q) in list.iter() {
+                build.count(q);
+            }
+            for &(predator, q) in list.iter() {
+                build.place(predator, q, Vec2::ZERO, 0);
+            }
         }
-        for &(predator, q) in list.iter() {
-            build.place(predator, q, Vec2::ZERO, 0);
-        }
+        by_slot.resize(hash.len(), Vec2::ZERO);
+        let by_cell = &*by_cell;
+        for_each_part(
+            (0..hash.len(), &mut by_slot[..]),
+            Parts::EVEN,
+            |(slots, out)| {
+                for (slot, out) in slots.zip(out) {
+                    let radius = table.row(hash.flock_of(slot)).flee_radius;
+                    *out = flee_among(by_cell, hash.entity(slot), hash.position(slot), radius);
+                }
+            },
+        );
     }
-    let (by_cell, list) = (&*by_cell, &list[..]);
+    let (by_cell, list, by_slot) = (&*by_cell, &list[..], &by_slot[..]);
     boids
         .par_iter_mut()
-        .for_each(|(me, p, v, mut a, max_speed, flock)| {
+        .for_each(|(me, p, v, mut a, (max_speed, flock, slot))| {
             let row = table.row(*flock);
-            let mut dir = Vec2::ZERO;
-            // `i` tells predators apart for the tie-break of one on the boid's very spot.
-            let mut flee = |i: usize, predator: Entity, delta: Vec2| {
-                if predator != me {
-                    dir += flee_direction(delta, row.flee_radius, || tie_break(i, usize::MAX));
+            let dir = if many {
+                // A boid spawned since the hash was built has no slot yet.
+                match slot.and_then(|s| by_slot.get(s.0 as usize)) {
+                    Some(&dir) => dir,
+                    None => flee_among(by_cell, me, p.0, row.flee_radius),
                 }
-            };
-            if many {
-                // The flee steers along the sum's direction only, so a sample needs no weight.
-                by_cell.for_each_within_sampled(p.0, row.flee_radius, FEW_PREDATORS, |hit| {
-                    flee(hit.slot, by_cell.entity(hit.slot), hit.delta);
-                });
             } else {
+                let mut dir = Vec2::ZERO;
                 for (i, &(predator, q)) in list.iter().enumerate() {
-                    flee(i, predator, bounds.delta(p.0, q));
+                    if predator != me {
+                        // `i` tells predators apart for the tie-break of one on the very spot.
+                        let tie = || tie_break(i, usize::MAX);
+                        dir += flee_direction(bounds.delta(p.0, q), row.flee_radius, tie);
+                    }
                 }
-            }
+                dir
+            };
             if dir != Vec2::ZERO {
                 let speed = max_speed.map_or(row.max_speed, |m| m.0);
                 a.0 += steer(dir, v.0, speed, row.max_force) * row.flee_weight;
             }
         });
+}
+
+/// The flee direction of the boid `me` at `p` from the predators of `by_cell` within `radius`:
+/// about [`FEW_PREDATORS`] of them where more crowd its cells. The flee steers along the sum's
+/// direction only, so a sample needs no weight.
+fn flee_among(by_cell: &SpatialHash, me: Entity, p: Vec2, radius: f32) -> Vec2 {
+    let mut dir = Vec2::ZERO;
+    by_cell.for_each_within_sampled(p, radius, FEW_PREDATORS, |hit| {
+        if by_cell.entity(hit.slot) != me {
+            dir += flee_direction(hit.delta, radius, || tie_break(hit.slot, usize::MAX));
+        }
+    });
+    dir
 }
 
 /// Boids seek the nearest [`Attractor`], at any distance, as far as their crowding lets them
@@ -221,12 +254,13 @@ pub(crate) fn arrive_at_targets(
         });
 }
 
-/// Every [`Hunter`] seeks the nearest boid, found through the hash, at its own top speed, and
-/// remembers it in [`Hunter::prey`].
+/// Every [`Hunter`] seeks the nearest boid other than itself, found through the hash, at its own
+/// top speed, and remembers it in [`Hunter::prey`].
 pub(crate) fn hunt(
     table: Res<FlockTable>,
     hash: Res<SpatialHash>,
     mut hunters: Query<(
+        Entity,
         &Position,
         &Velocity,
         &mut Acceleration,
@@ -237,14 +271,15 @@ pub(crate) fn hunt(
 ) {
     hunters
         .par_iter_mut()
-        .for_each(|(p, v, mut a, max_speed, flock, mut hunter)| {
+        .for_each(|(me, p, v, mut a, max_speed, flock, mut hunter)| {
             let row = table.row(*flock);
             if hunter.resting > 0.0 {
                 // Resting after a catch: brake to a halt.
                 a.0 += steer_to_velocity(Vec2::ZERO, v.0, row.max_force);
                 return;
             }
-            let prey = hash.nearest(p.0, f32::INFINITY, |_| true);
+            // A hunter that is a boid too is in the hash: never its own prey.
+            let prey = hash.nearest(p.0, f32::INFINITY, |hit| hash.entity(hit.slot) != me);
             let entity = prey.map(|hit| hash.entity(hit.slot));
             if hunter.prey != entity {
                 hunter.prey = entity;
