@@ -5,6 +5,8 @@ mod common;
 use bevy::prelude::*;
 use common::*;
 use murmuration_sim::prelude::*;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
 
 #[test]
 fn a_hunter_closes_on_a_fleeing_boid() {
@@ -116,4 +118,33 @@ fn a_hunter_that_is_a_boid_hunts_another() {
     step(&mut app, 1);
     assert_eq!(app.world().get::<Hunter>(a).unwrap().prey, Some(b));
     assert_eq!(app.world().get::<Hunter>(b).unwrap().prey, Some(a));
+}
+
+/// Many hunters that are boids too (more than the hunt looks up one by one): each still hunts
+/// the nearest other boid.
+#[test]
+fn many_hunters_that_are_boids_each_hunt_the_nearest_other() {
+    let bounds = SimulationBounds::wrap(rect(1000.0, 1000.0));
+    let mut app = app(FlockParams::default(), bounds);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(8);
+    let mut hunters = Vec::new();
+    for _ in 0..60 {
+        let at = Vec2::new(rng.random::<f32>(), rng.random::<f32>()) * 1000.0;
+        let e = spawn_boid(&mut app, at, Vec2::X * 50.0, 0);
+        app.world_mut().entity_mut(e).insert(Hunter::default());
+        hunters.push((e, at));
+    }
+    step(&mut app, 1);
+    for &(e, at) in &hunters {
+        let nearest = hunters
+            .iter()
+            .filter(|&&(other, _)| other != e)
+            .min_by(|a, b| {
+                let da = bounds.delta(at, a.1).length_squared();
+                let db = bounds.delta(at, b.1).length_squared();
+                da.total_cmp(&db)
+            })
+            .map(|&(other, _)| other);
+        assert_eq!(app.world().get::<Hunter>(e).unwrap().prey, nearest);
+    }
 }

@@ -12,7 +12,7 @@ use crate::components::{
     Acceleration, Arrive, Attractor, Boid, HashSlot, Hunter, MaxSpeed, Obstacle, Position,
     Predator, Velocity,
 };
-use crate::hash::SpatialHash;
+use crate::hash::{HashHit, SpatialHash};
 use crate::neighbour_pass::FlockForces;
 use crate::parallel::{Parts, for_each_part};
 use crate::params::FlockParams;
@@ -256,11 +256,15 @@ pub(crate) fn arrive_at_targets(
 
 /// Every [`Hunter`] seeks the nearest boid other than itself, found through the hash, at its own
 /// top speed, and remembers it in [`Hunter::prey`].
+///
+/// With many hunters that are boids too (every boid a hunter), their prey is found first in the
+/// hash's order, cell by cell, so that neighbouring hunters read the same cells while they are
+/// in cache, then looked up by slot.
 pub(crate) fn hunt(
     table: Res<FlockTable>,
     hash: Res<SpatialHash>,
     mut hunters: Query<(
-        Entity,
+        (Entity, Option<&HashSlot>),
         &Position,
         &Velocity,
         &mut Acceleration,
@@ -268,18 +272,49 @@ pub(crate) fn hunt(
         &FlockId,
         &mut Hunter,
     )>,
+    mut by_slot: Local<Vec<(u32, Entity, Vec2)>>,
+    mut found: Local<Vec<Option<HashHit>>>,
 ) {
+    // A hunter that is a boid too is in the hash: never its own prey.
+    let prey_of =
+        |me: Entity, p: Vec2| hash.nearest(p, f32::INFINITY, |h| hash.entity(h.slot) != me);
+    by_slot.clear();
+    if hunters.iter().len() > FEW_PREDATORS {
+        by_slot.extend(hunters.iter().filter_map(|((me, slot), p, ..)| {
+            let slot = slot?.0;
+            let ok = (slot as usize) < hash.len() && hash.entity(slot as usize) == me;
+            ok.then_some((slot, me, p.0))
+        }));
+        by_slot.sort_unstable_by_key(|&(slot, ..)| slot);
+        found.clear();
+        found.resize(by_slot.len(), None);
+        for_each_part(
+            (&by_slot[..], &mut found[..]),
+            Parts::EVEN,
+            |(hunters, found)| {
+                for (&(_, me, p), found) in hunters.iter().zip(found) {
+                    *found = prey_of(me, p);
+                }
+            },
+        );
+    }
+    let (by_slot, found) = (&by_slot[..], &found[..]);
     hunters
         .par_iter_mut()
-        .for_each(|(me, p, v, mut a, max_speed, flock, mut hunter)| {
+        .for_each(|((me, slot), p, v, mut a, max_speed, flock, mut hunter)| {
             let row = table.row(*flock);
             if hunter.resting > 0.0 {
                 // Resting after a catch: brake to a halt.
                 a.0 += steer_to_velocity(Vec2::ZERO, v.0, row.max_force);
                 return;
             }
-            // A hunter that is a boid too is in the hash: never its own prey.
-            let prey = hash.nearest(p.0, f32::INFINITY, |hit| hash.entity(hit.slot) != me);
+            let looked_up = slot.and_then(|s| {
+                let i = by_slot
+                    .binary_search_by_key(&s.0, |&(slot, ..)| slot)
+                    .ok()?;
+                (by_slot[i].1 == me).then_some(found[i])
+            });
+            let prey = looked_up.unwrap_or_else(|| prey_of(me, p.0));
             let entity = prey.map(|hit| hash.entity(hit.slot));
             if hunter.prey != entity {
                 hunter.prey = entity;
