@@ -257,8 +257,8 @@ pub(crate) fn arrive_at_targets(
 /// Every [`Hunter`] seeks the nearest boid other than itself, found through the hash, at its own
 /// top speed, and remembers it in [`Hunter::prey`].
 ///
-/// With many hunters that are boids too (every boid a hunter), their prey is found first in the
-/// hash's order, cell by cell, so that neighbouring hunters read the same cells while they are
+/// With many hunters (over [`FEW_PREDATORS`]) that are boids too (every boid a hunter), their
+/// prey is found first in the hash's order, cell by cell, so that neighbouring hunters read the same cells while they are
 /// in cache, then looked up by slot.
 pub(crate) fn hunt(
     table: Res<FlockTable>,
