@@ -14,14 +14,21 @@ fn mean_distance(app: &mut App, to: Vec2, bounds: &SimulationBounds) -> f32 {
         / all.len() as f32
 }
 
-#[test]
-fn boids_near_a_predator_move_away_from_it() {
+/// 150 boids in a square 140 across at the centre of an 800 x 800 wrapping world (queued to
+/// spawn on the first step): the app, the bounds and the centre.
+fn flock_at_the_centre() -> (App, SimulationBounds, Vec2) {
     let bounds = SimulationBounds::wrap(rect(800.0, 800.0));
     let centre = Vec2::splat(400.0);
     let mut app = app(FlockParams::default(), bounds);
     app.world_mut().commands().queue(
         FlockSpawn::new(150, 31).with_region(Rect::from_center_size(centre, Vec2::splat(140.0))),
     );
+    (app, bounds, centre)
+}
+
+#[test]
+fn boids_near_a_predator_move_away_from_it() {
+    let (mut app, bounds, centre) = flock_at_the_centre();
     app.world_mut().spawn((Predator, Position(centre)));
     step(&mut app, 1);
     let before: Vec<(Entity, f32)> = boids(&mut app)
@@ -51,12 +58,7 @@ fn boids_near_a_predator_move_away_from_it() {
 #[test]
 fn without_a_predator_the_same_flock_stays_closer() {
     // The control for the test above: flocking alone does not spread them as far.
-    let bounds = SimulationBounds::wrap(rect(800.0, 800.0));
-    let centre = Vec2::splat(400.0);
-    let mut app = app(FlockParams::default(), bounds);
-    app.world_mut().commands().queue(
-        FlockSpawn::new(150, 31).with_region(Rect::from_center_size(centre, Vec2::splat(140.0))),
-    );
+    let (mut app, bounds, centre) = flock_at_the_centre();
     step(&mut app, 65);
     let end = mean_distance(&mut app, centre, &bounds);
     assert!(end < 100.0, "mean distance without a predator {end}");
@@ -82,12 +84,7 @@ fn boids_seek_an_attractor() {
 /// each boid's flee is worked out in the flock's hash order), a flock still flees a pack.
 #[test]
 fn boids_flee_a_pack_of_many_predators() {
-    let bounds = SimulationBounds::wrap(rect(800.0, 800.0));
-    let centre = Vec2::splat(400.0);
-    let mut app = app(FlockParams::default(), bounds);
-    app.world_mut().commands().queue(
-        FlockSpawn::new(150, 31).with_region(Rect::from_center_size(centre, Vec2::splat(140.0))),
-    );
+    let (mut app, bounds, centre) = flock_at_the_centre();
     for i in 0..60 {
         let at = centre + Vec2::from_angle(i as f32 * 0.1) * (i % 5) as f32;
         app.world_mut().spawn((Predator, Position(at)));

@@ -445,8 +445,15 @@ impl SpatialHash {
         let p = self.local(p);
         let span = self.span_for(radius);
         let stride = stride_for(self.block_len(p, span), cap);
+        self.within_every(p, radius, stride, f);
+        stride
+    }
+
+    /// Calls `f` for every `stride`-th boid of the block of cells around `p` (a point in the
+    /// hash's world) that lies strictly within `radius` of it ([`Self::visit_every`]).
+    fn within_every(&self, p: Vector, radius: f32, stride: usize, mut f: impl FnMut(HashHit)) {
         let r2 = radius * radius;
-        self.visit_every(p, span, stride, |slot, delta| {
+        self.visit_every(p, self.span_for(radius), stride, |slot, delta| {
             let distance_squared = delta.length_squared();
             if distance_squared < r2 {
                 f(HashHit {
@@ -456,7 +463,6 @@ impl SpatialHash {
                 });
             }
         });
-        stride
     }
 
     /// How many boids the block of cells `span` around the cell of `p` holds.
@@ -494,25 +500,11 @@ impl SpatialHash {
 
     /// Calls `f` for every boid strictly within `radius` of `p` (measured to the nearest image
     /// when the edges wrap), in hash order.
-    pub fn for_each_within(&self, p: Vector, radius: f32, mut f: impl FnMut(HashHit)) {
+    pub fn for_each_within(&self, p: Vector, radius: f32, f: impl FnMut(HashHit)) {
         if self.entities.is_empty() {
             return;
         }
-        let p = self.local(p);
-        let r2 = radius * radius;
-        self.visit_block(p, self.span_for(radius), |run, offset, fold| {
-            for slot in run {
-                let delta = self.delta(p, slot, offset, fold);
-                let distance_squared = delta.length_squared();
-                if distance_squared < r2 {
-                    f(HashHit {
-                        slot,
-                        delta,
-                        distance_squared,
-                    });
-                }
-            }
-        });
+        self.within_every(self.local(p), radius, 1, f);
     }
 
     /// Calls `f(a, b)` once for every pair of boids strictly within `radius` of each other
