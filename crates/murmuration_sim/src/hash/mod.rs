@@ -437,7 +437,7 @@ impl SpatialHash {
         p: Vector,
         radius: f32,
         cap: usize,
-        mut f: impl FnMut(HashHit),
+        f: impl FnMut(HashHit),
     ) -> usize {
         if self.entities.is_empty() {
             return 1;
