@@ -353,7 +353,7 @@ fn lane_sums<const N: usize, const VIEW: u8, const FOLD: bool>(
         let d2 = d.length_squared();
         let near = rules::sees::<_, VIEW>(o, d, d2);
         rules::accumulate(&mut sums, o, near, d, d2, &c);
-        coincident = coincident + Lanes::one_if(d2.eq(Lanes::splat(0.0)));
+        coincident = coincident.add_where(d2.eq(Lanes::splat(0.0)), Lanes::splat(1.0));
     }
     (sums, coincident)
 }

@@ -88,11 +88,16 @@ pub trait Real:
         (self * Self::splat(0.0)).eq(Self::splat(0.0))
     }
 
-    /// 1 where `mask` holds, 0 elsewhere: a count that adds up exactly (every count here stays
-    /// far below 2^24, where `f32` still holds every integer).
+    /// `self + x` where `mask` holds, `self` elsewhere: how the rules add up their sums (and
+    /// count, with `x = 1`: every count here stays far below 2^24, where `f32` still holds every
+    /// integer exactly).
+    ///
+    /// The same bits as `self + select(mask, x, 0)` wherever `self` is not `-0`, which a sum that
+    /// starts at `+0` never is (`a + b` is `-0` only where both are); but a vector build makes it
+    /// one masked add, where it made the other a blend and an add.
     #[inline(always)]
-    fn one_if(mask: Self::Mask) -> Self {
-        Self::select(mask, Self::splat(1.0), Self::splat(0.0))
+    fn add_where(self, mask: Self::Mask, x: Self) -> Self {
+        Self::select(mask, self + x, self)
     }
 }
 
@@ -461,6 +466,16 @@ impl<R: Real> Coords<R> {
         let mut out = no.0;
         for axis in 0..DIM {
             out[axis] = R::select(mask, yes.0[axis], out[axis]);
+        }
+        Self(out)
+    }
+
+    /// `self + x` where `mask` holds, `self` elsewhere ([`Real::add_where`] on each coordinate).
+    #[inline(always)]
+    pub fn add_where(self, mask: R::Mask, x: Self) -> Self {
+        let mut out = self.0;
+        for axis in 0..DIM {
+            out[axis] = out[axis].add_where(mask, x.0[axis]);
         }
         Self(out)
     }

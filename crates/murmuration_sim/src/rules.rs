@@ -20,7 +20,7 @@
 //!
 //! // In `accumulate`, beside alignment:
 //! let other = near & !R::key_eq(c.key, o.key);
-//! sums.contrast = sums.contrast + Coords::select(other, c.velocity, Coords::zero());
+//! sums.contrast = sums.contrast.add_where(other, c.velocity);
 //!
 //! // In `flocking_force`, with a weight in `FlockParams` and `FlockRow`:
 //! let contrast = steer(-s.contrast, v, speed, max_force).scale(w.contrast);
@@ -288,10 +288,10 @@ pub fn accumulate<R: Real>(
     let push = R::select(close, R::splat(1.0) / d2, zero);
     sums.separation = sums.separation - d.scale(push);
     sums.crowding = sums.crowding + push;
-    sums.alignment = sums.alignment + Coords::select(same, c.velocity, Coords::zero());
-    sums.cohesion = sums.cohesion + Coords::select(same, d, Coords::zero());
-    sums.same = sums.same + R::one_if(same);
-    sums.neighbours = sums.neighbours + R::one_if(near);
+    sums.alignment = sums.alignment.add_where(same, c.velocity);
+    sums.cohesion = sums.cohesion.add_where(same, d);
+    sums.same = sums.same.add_where(same, R::splat(1.0));
+    sums.neighbours = sums.neighbours.add_where(near, R::splat(1.0));
 }
 
 /// What a neighbour on exactly the observer's spot adds: a separation push along `tie_break`
