@@ -6,8 +6,6 @@
 //! velocity, `d` a vector from the boid to something else. None of them returns NaN for finite
 //! input, zero vectors included.
 
-use bevy::prelude::*;
-
 use crate::lanes::Coords;
 use crate::math::Vector;
 use crate::rules::{self, Observer, VIEW_ALL, VIEW_NARROW, VIEW_WIDE, view_kind};
@@ -62,12 +60,14 @@ pub fn in_view(d: Vector, v: Vector, view_cos: f32) -> bool {
     }
 }
 
+use crate::dim;
+use crate::math::{Region, per_axis};
 pub use crate::rules::COINCIDENT_DISTANCE;
 
 /// Turn-back direction: `+1` on an axis when `p` is within `margin` of the low edge, `-1` near the
 /// high edge, `0` elsewhere; steer along it with weight `edge_weight`.
 #[inline]
-pub fn turn_back_direction(p: Vec2, rect: Rect, margin: f32) -> Vec2 {
+pub fn turn_back_direction(p: Vector, rect: Region, margin: f32) -> Vector {
     let axis = |x: f32, lo: f32, hi: f32| {
         if x < lo + margin {
             1.0
@@ -77,10 +77,7 @@ pub fn turn_back_direction(p: Vec2, rect: Rect, margin: f32) -> Vec2 {
             0.0
         }
     };
-    Vec2::new(
-        axis(p.x, rect.min.x, rect.max.x),
-        axis(p.y, rect.min.y, rect.max.y),
-    )
+    per_axis(|i| axis(p[i], rect.min[i], rect.max[i]))
 }
 
 /// Obstacle avoidance from one round obstacle at delta `d` (from the boid to its centre):
@@ -90,15 +87,15 @@ pub fn turn_back_direction(p: Vec2, rect: Rect, margin: f32) -> Vec2 {
 /// `tie_break()` (only asked for then).
 #[inline]
 pub fn obstacle_push(
-    d: Vec2,
+    d: Vector,
     radius: f32,
     avoid_distance: f32,
-    tie_break: impl FnOnce() -> Vec2,
-) -> Vec2 {
+    tie_break: impl FnOnce() -> Vector,
+) -> Vector {
     let safe = radius + avoid_distance;
     let d2 = d.length_squared();
     if d2 >= safe * safe {
-        return Vec2::ZERO;
+        return Vector::ZERO;
     }
     let distance = d2.sqrt();
     let away = if distance > 0.0 {
@@ -113,10 +110,10 @@ pub fn obstacle_push(
 /// `flee_radius`, else zero. Sum over threats and steer along the sum. A boid exactly on the
 /// threat flees along `tie_break()` (only asked for then).
 #[inline]
-pub fn flee_direction(d: Vec2, flee_radius: f32, tie_break: impl FnOnce() -> Vec2) -> Vec2 {
+pub fn flee_direction(d: Vector, flee_radius: f32, tie_break: impl FnOnce() -> Vector) -> Vector {
     let d2 = d.length_squared();
     if d2 > flee_radius * flee_radius {
-        return Vec2::ZERO;
+        return Vector::ZERO;
     }
     d.try_normalize().map_or_else(tie_break, |u| -u)
 }
@@ -131,7 +128,7 @@ pub fn flee_direction(d: Vec2, flee_radius: f32, tie_break: impl FnOnce() -> Vec
 /// radius and rocks around it for many seconds. The gain `4k` makes the approach critically
 /// damped, so a unit stops on its target without overshooting.
 #[inline]
-pub fn arrive(d: Vec2, v: Vec2, slow_radius: f32, max_speed: f32, max_force: f32) -> Vec2 {
+pub fn arrive(d: Vector, v: Vector, slow_radius: f32, max_speed: f32, max_force: f32) -> Vector {
     let distance = d.length();
     let (speed, gain) = if slow_radius > 0.0 {
         let k = max_speed / slow_radius;
@@ -139,16 +136,14 @@ pub fn arrive(d: Vec2, v: Vec2, slow_radius: f32, max_speed: f32, max_force: f32
     } else {
         (max_speed, 1.0)
     };
-    let desired = d.try_normalize().map_or(Vec2::ZERO, |u| u * speed);
+    let desired = d.try_normalize().map_or(Vector::ZERO, |u| u * speed);
     ((desired - v) * gain).clamp_length_max(max_force.max(0.0))
 }
 
 /// A unit vector that differs between slots, for pushing apart boids that sit on the same spot
 /// deterministically (the lower slot goes one way, the higher the other).
 #[inline]
-pub fn tie_break(own: usize, other: usize) -> Vec2 {
-    // The golden angle spreads consecutive slots evenly around the circle.
-    let angle = (own.min(other) as f32) * 2.399_963;
-    let dir = Vec2::from_angle(angle);
+pub fn tie_break(own: usize, other: usize) -> Vector {
+    let dir = dim::spread_direction(own.min(other));
     if own < other { dir } else { -dir }
 }

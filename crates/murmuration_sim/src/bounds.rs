@@ -2,6 +2,8 @@
 
 use bevy::prelude::*;
 
+use crate::dim;
+use crate::math::{DIM, Region, Vector, per_axis};
 use crate::params::ParamIssue;
 
 /// What a boid does at the edge of the [`SimulationBounds`].
@@ -34,15 +36,19 @@ impl Edges {
 #[reflect(Resource, Default, Debug, Clone, PartialEq)]
 pub struct SimulationBounds {
     /// The world rectangle.
-    pub rect: Rect,
+    pub rect: Region,
     /// Wrap around or turn back at the edges.
     pub edges: Edges,
 }
 
 impl Default for SimulationBounds {
-    /// A 1280 x 720 rectangle centred on the origin, wrapping.
+    /// A world of [`DEFAULT_WORLD_SIZE`](crate::dim2::DEFAULT_WORLD_SIZE) centred on the origin
+    /// (1280 x 720; 1280 x 720 x 720 in 3D), wrapping.
     fn default() -> Self {
-        Self::wrap(Rect::from_center_size(Vec2::ZERO, Vec2::new(1280.0, 720.0)))
+        Self::wrap(Region::from_center_size(
+            Vector::ZERO,
+            dim::DEFAULT_WORLD_SIZE,
+        ))
     }
 }
 
@@ -51,7 +57,7 @@ impl SimulationBounds {
     pub const MIN_SIZE: f32 = 1.0;
 
     /// A wrapping world.
-    pub fn wrap(rect: Rect) -> Self {
+    pub fn wrap(rect: Region) -> Self {
         Self {
             rect,
             edges: Edges::Wrap,
@@ -59,7 +65,7 @@ impl SimulationBounds {
     }
 
     /// A world whose boids turn back at the edges, with the tutorial's margin and weight.
-    pub fn turn_back(rect: Rect) -> Self {
+    pub fn turn_back(rect: Region) -> Self {
         Self {
             rect,
             edges: Edges::TURN_BACK,
@@ -74,7 +80,7 @@ impl SimulationBounds {
     /// The vector from `from` to `to`: across the seam to the nearest image when the edges wrap,
     /// straight otherwise.
     #[inline]
-    pub fn delta(&self, from: Vec2, to: Vec2) -> Vec2 {
+    pub fn delta(&self, from: Vector, to: Vector) -> Vector {
         let d = to - from;
         if self.wraps() {
             let size = self.rect.size();
@@ -93,7 +99,7 @@ impl SimulationBounds {
                     d - size * (d / size).round()
                 }
             };
-            Vec2::new(fold(d.x, size.x), fold(d.y, size.y))
+            per_axis(|i| fold(d[i], size[i]))
         } else {
             d
         }
@@ -102,7 +108,7 @@ impl SimulationBounds {
     /// `p` brought into the rectangle across the seam (`min` inclusive, `max` exclusive).
     /// Non-finite coordinates are returned unchanged.
     #[inline]
-    pub fn wrap_point(&self, p: Vec2) -> Vec2 {
+    pub fn wrap_point(&self, p: Vector) -> Vector {
         if self.contains_half_open(p) {
             // Nearly always: no remainder (a slow library call) for a point already inside.
             return p;
@@ -110,20 +116,19 @@ impl SimulationBounds {
         let size = self.rect.size();
         let mut q = self.rect.min + (p - self.rect.min).rem_euclid(size);
         // `rem_euclid` can round up to exactly `size` for tiny negative offsets.
-        if q.x >= self.rect.max.x {
-            q.x = self.rect.min.x;
-        }
-        if q.y >= self.rect.max.y {
-            q.y = self.rect.min.y;
+        for axis in 0..DIM {
+            if q[axis] >= self.rect.max[axis] {
+                q[axis] = self.rect.min[axis];
+            }
         }
         q
     }
 
     /// Whether `p` is inside the rectangle, `min` inclusive and `max` exclusive.
     #[inline]
-    pub fn contains_half_open(&self, p: Vec2) -> bool {
+    pub fn contains_half_open(&self, p: Vector) -> bool {
         let r = self.rect;
-        p.x >= r.min.x && p.x < r.max.x && p.y >= r.min.y && p.y < r.max.y
+        (0..DIM).all(|axis| p[axis] >= r.min[axis] && p[axis] < r.max[axis])
     }
 
     /// Makes the bounds usable and reports what it changed: an inverted rectangle is put the
@@ -141,7 +146,7 @@ impl SimulationBounds {
             });
             self.rect = Self::default().rect;
         }
-        let fixed = Rect::from_corners(self.rect.min, self.rect.max);
+        let fixed = Region::from_corners(self.rect.min, self.rect.max);
         if fixed != self.rect {
             issues.push(ParamIssue {
                 field: "bounds.rect (inverted)",
@@ -151,14 +156,14 @@ impl SimulationBounds {
             self.rect = fixed;
         }
         let size = self.rect.size();
-        let grown = size.max(Vec2::splat(Self::MIN_SIZE));
+        let grown = size.max(Vector::splat(Self::MIN_SIZE));
         if grown != size {
             issues.push(ParamIssue {
                 field: "bounds.rect (size)",
                 given: size.min_element(),
                 used: Self::MIN_SIZE,
             });
-            self.rect = Rect::from_center_size(self.rect.center(), grown);
+            self.rect = Region::from_center_size(self.rect.center(), grown);
         }
         if let Edges::TurnBack { margin, weight } = &mut self.edges {
             for (field, value, default) in [

@@ -4,6 +4,7 @@
 //! [`Acceleration`] in units per second squared. The 2D camera of the examples shows one unit as
 //! one pixel.
 
+use crate::math::Vector;
 use bevy::prelude::*;
 
 /// Marks an entity as a member of the flock.
@@ -29,7 +30,7 @@ pub struct Boid;
 #[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Default, Debug, Clone)]
 #[repr(transparent)]
-pub struct Position(pub Vec2);
+pub struct Position(pub Vector);
 
 /// Where a boid or hunter was before its last step (`None` before its first), so `Transform` can
 /// show it between steps: a frame drawn a third of the way into the next fixed step shows the
@@ -37,13 +38,13 @@ pub struct Position(pub Vec2);
 /// nearest to the new position, so an entity crossing the seam does not streak across the world.
 #[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Default, Debug, Clone)]
-pub struct PreviousPosition(pub Option<Vec2>);
+pub struct PreviousPosition(pub Option<Vector>);
 
 /// How fast and which way an entity moves, in world units per second.
 #[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Default, Debug, Clone)]
 #[repr(transparent)]
-pub struct Velocity(pub Vec2);
+pub struct Velocity(pub Vector);
 
 /// The steering force summed this step, in world units per second squared.
 ///
@@ -53,7 +54,7 @@ pub struct Velocity(pub Vec2);
 #[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Default, Debug, Clone)]
 #[repr(transparent)]
-pub struct Acceleration(pub Vec2);
+pub struct Acceleration(pub Vector);
 
 /// Which flock a boid belongs to. Boids align and cohere only with their own species, but keep
 /// their distance from every species.
@@ -144,7 +145,7 @@ impl Hunter {
 #[reflect(Component, Debug, Clone)]
 pub struct Arrive {
     /// The point to stop at, in world units.
-    pub target: Vec2,
+    pub target: Vector,
     /// Distance from the target, in world units, at which the unit starts to slow down; it
     /// slows linearly to zero at the target. Tutorial default 80.
     pub slow_radius: f32,
@@ -155,7 +156,7 @@ impl Arrive {
     pub const DEFAULT_SLOW_RADIUS: f32 = 80.0;
 
     /// Arrive at `target` with the default slow radius.
-    pub fn new(target: Vec2) -> Self {
+    pub fn new(target: Vector) -> Self {
         Self {
             target,
             slow_radius: Self::DEFAULT_SLOW_RADIUS,

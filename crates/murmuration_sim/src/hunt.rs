@@ -11,6 +11,7 @@ use crate::bounds::SimulationBounds;
 use crate::components::FlockId;
 use crate::components::{Boid, Hunter, Position, PreviousPosition, Velocity};
 use crate::hash::SpatialHash;
+use crate::math::{DIM, Vector, per_axis};
 use crate::table::FlockTable;
 
 /// What becomes of a caught boid.
@@ -61,7 +62,7 @@ pub struct BoidCaught {
     /// The hunter that caught it.
     pub hunter: Entity,
     /// Where, world units.
-    pub at: Vec2,
+    pub at: Vector,
 }
 
 /// How the hunt is going.
@@ -161,25 +162,30 @@ pub(crate) fn catch_prey(
     }
 }
 
-/// A seeded point on the edge of the bounds, and the unit vector pointing inside from it.
-fn edge_point(bounds: &SimulationBounds, seed: u64, n: u64) -> (Vec2, Vec2) {
+/// A seeded point on the edge of the bounds, and the unit vector pointing inside from it: on a
+/// side picked at random (low or high on an axis), anywhere along the others.
+fn edge_point(bounds: &SimulationBounds, seed: u64, n: u64) -> (Vector, Vector) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ n.wrapping_mul(0xA076_1D64_78BD_642F));
     let r = bounds.rect;
+    let size = r.size();
     let t = rng.random::<f32>();
-    let inset = 1.0_f32.min(r.width() * 0.01).min(r.height() * 0.01);
-    match rng.random_range(0..4u32) {
-        0 => (
-            Vec2::new(r.min.x + inset, r.min.y + t * r.height()),
-            Vec2::X,
-        ),
-        1 => (
-            Vec2::new(r.max.x - inset, r.min.y + t * r.height()),
-            -Vec2::X,
-        ),
-        2 => (Vec2::new(r.min.x + t * r.width(), r.min.y + inset), Vec2::Y),
-        _ => (
-            Vec2::new(r.min.x + t * r.width(), r.max.y - inset),
-            -Vec2::Y,
-        ),
-    }
+    let inset = 1.0_f32.min(size.min_element() * 0.01);
+    let side = rng.random_range(0..2 * DIM as u32) as usize;
+    let (axis, high) = (side / 2, side % 2 == 1);
+    // The first other axis takes `t`; any further one (in 3D) a draw of its own.
+    let mut along = Some(t);
+    let p = per_axis(|a| {
+        if a == axis {
+            if high {
+                r.max[a] - inset
+            } else {
+                r.min[a] + inset
+            }
+        } else {
+            r.min[a] + along.take().unwrap_or_else(|| rng.random::<f32>()) * size[a]
+        }
+    });
+    let mut inward = Vector::ZERO;
+    inward[axis] = if high { -1.0 } else { 1.0 };
+    (p, inward)
 }

@@ -820,7 +820,9 @@ mod tests {
 
     use super::*;
     use crate::bounds::{Edges, SimulationBounds};
+    use crate::dim;
     use crate::hash::key;
+    use crate::math::{region, xyz};
     use crate::neighbours::for_each_neighbour;
     use crate::params::FlockParams;
     use crate::rules::accumulate;
@@ -867,20 +869,20 @@ mod tests {
     fn hash_in(edges: Edges, flocks: u16, cell: f32, n: u32) -> SpatialHash {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(77);
         let bounds = SimulationBounds {
-            rect: Rect::new(0.0, 0.0, 500.0, 300.0),
+            rect: region([0.0; 3], [500.0, 300.0, 300.0]),
             edges,
         };
-        let mut boids: Vec<(Entity, Vec2, Vec2, u32)> = (0..n)
+        let mut boids: Vec<(Entity, Vector, Vector, u32)> = (0..n)
             .map(|i| {
-                let p = Vec2::new(rng.random::<f32>() * 500.0, rng.random::<f32>() * 300.0);
-                let v = Vec2::from_angle(rng.random::<f32>() * 6.3) * 100.0;
+                let p = xyz([500.0, 300.0, 300.0].map(|s| rng.random::<f32>() * s));
+                let v = dim::random_direction(&mut rng) * 100.0;
                 let k = key(FlockId((i % u32::from(flocks)) as u16), (i % 3) as u16);
                 (Entity::from_raw_u32(i + 1).unwrap(), p, v, k)
             })
             .collect();
         for k in 0..3u32 {
             let e = Entity::from_raw_u32(900 + k).unwrap();
-            boids.push((e, Vec2::new(250.0, 150.0), Vec2::X * 50.0, 0));
+            boids.push((e, xyz([250.0, 150.0, 150.0]), Vector::X * 50.0, 0));
         }
         build(&bounds, cell, &boids)
     }
@@ -888,7 +890,7 @@ mod tests {
     fn build(
         bounds: &SimulationBounds,
         cell: f32,
-        boids: &[(Entity, Vec2, Vec2, u32)],
+        boids: &[(Entity, Vector, Vector, u32)],
     ) -> SpatialHash {
         let mut hash = SpatialHash::default();
         let mut builder = hash.begin(bounds, cell, bounds.rect, boids.len());
@@ -1071,11 +1073,11 @@ mod tests {
         // A crowd: 3,000 boids within 100 x 100, so every block holds far more than
         // `CANDIDATE_CAP` and is sampled (`stride` > 1).
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
-        let bounds = SimulationBounds::wrap(Rect::new(0.0, 0.0, 500.0, 300.0));
-        let boids: Vec<(Entity, Vec2, Vec2, u32)> = (0..3000u32)
+        let bounds = SimulationBounds::wrap(region([0.0; 3], [500.0, 300.0, 300.0]));
+        let boids: Vec<(Entity, Vector, Vector, u32)> = (0..3000u32)
             .map(|i| {
-                let p = Vec2::new(200.0, 100.0) + Vec2::new(rng.random(), rng.random()) * 100.0;
-                let v = Vec2::from_angle(rng.random::<f32>() * 6.3) * 80.0;
+                let p = xyz([200.0, 100.0, 100.0]) + xyz([0.0; 3].map(|_| rng.random())) * 100.0;
+                let v = dim::random_direction(&mut rng) * 80.0;
                 (Entity::from_raw_u32(i + 1).unwrap(), p, v, i % 2)
             })
             .collect();

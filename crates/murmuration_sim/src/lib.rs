@@ -34,7 +34,14 @@ pub mod behaviours;
 pub mod bounds;
 pub mod components;
 pub mod control;
+#[cfg(feature = "2d")]
 pub mod dim2;
+#[cfg(feature = "2d")]
+use dim2 as dim;
+#[cfg(feature = "3d")]
+pub mod dim3;
+#[cfg(feature = "3d")]
+use dim3 as dim;
 pub mod flock;
 pub mod hash;
 pub mod hunt;

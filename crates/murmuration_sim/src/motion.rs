@@ -3,7 +3,7 @@
 //! entities at a time with exactly the bits [`integrate_one`] gives one.
 
 use crate::bounds::SimulationBounds;
-use crate::dim2 as dim;
+use crate::dim;
 use crate::lanes::{Coords, Real};
 use crate::math::{DIM, Vector};
 
@@ -82,8 +82,7 @@ pub fn integrate<R: Real>(
     let mut x = Coords::zero();
     x.0[0] = R::splat(1.0);
     let heading = old.normalize_or(x);
-    let left = dim::left_of(heading);
-    let side = Coords::select(a.dot(left).ge(R::splat(0.0)), left, -left);
+    let side = dim::turn_side(heading, a);
     let turn = a.length_squared().sqrt() * dt / min_speed;
     let turned = (heading + side.scale(turn))
         .normalize_or(heading)

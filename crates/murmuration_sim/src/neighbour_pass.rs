@@ -283,6 +283,7 @@ mod tests {
     use super::*;
     use crate::components::{HashSlot, MaxSpeed, Position, Species, Velocity};
     use crate::hash::Table;
+    use crate::math::{region, xyz};
     use crate::params::FlockParams;
 
     /// The forces of the pass, eight at a time in slot order, are each boid's own force worked
@@ -291,7 +292,7 @@ mod tests {
     #[test]
     fn the_pass_gives_each_boid_its_own_force() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(21);
-        let bounds = SimulationBounds::wrap(Rect::new(0.0, 0.0, 600.0, 400.0));
+        let bounds = SimulationBounds::wrap(region([0.0; 3], [600.0, 400.0, 400.0]));
         let mut table = FlockTable::new(&FlockParams::default());
         let other = table
             .set(
@@ -311,12 +312,10 @@ mod tests {
                     .map(|i| Entity::from_raw_u32((t * 1000 + i + 1) as u32).unwrap())
                     .collect();
                 let positions: Vec<Position> = (0..len)
-                    .map(|_| {
-                        Position(Vec2::new(rng.random(), rng.random()) * Vec2::new(600.0, 400.0))
-                    })
+                    .map(|_| Position(xyz([600.0, 400.0, 400.0].map(|s| rng.random::<f32>() * s))))
                     .collect();
                 let velocities: Vec<Velocity> = (0..len)
-                    .map(|_| Velocity(Vec2::from_angle(rng.random::<f32>() * 6.3) * 90.0))
+                    .map(|_| Velocity(crate::dim::random_direction(&mut rng) * 90.0))
                     .collect();
                 let species: Vec<Species> = (0..len).map(|i| Species((i % 2) as u16)).collect();
                 let flocks: Vec<FlockId> = (0..len)
@@ -367,7 +366,7 @@ mod tests {
                 let v = Coords::of(hash.velocity(slot));
                 flocking_force(s, v, speed, row.max_force, &row.weights)
             };
-            let bits = |v: Vec2| v.to_array().map(f32::to_bits);
+            let bits = |v: Vector| v.to_array().map(f32::to_bits);
             assert_eq!(
                 bits(forces.force[slot]),
                 bits(want.to_vector()),

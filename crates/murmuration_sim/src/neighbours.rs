@@ -9,6 +9,7 @@ use crate::behaviours::{in_view, tie_break};
 use crate::bounds::SimulationBounds;
 use crate::hash::{HashHit, KNearest, SpatialHash, stride_for};
 use crate::lanes::Coords;
+use crate::math::Vector;
 use crate::params::NeighbourMode;
 use crate::rules::{self, Candidate, NeighbourSums, Observer, accumulate_coincident};
 use crate::table::{FlockTable, Perception};
@@ -235,7 +236,7 @@ pub fn neighbours_of(hash: &SpatialHash, perception: &Perception, slot: usize) -
 }
 
 /// The slot of the boid nearest to `point` (for picking one with the mouse), if any.
-pub fn slot_nearest(hash: &SpatialHash, point: Vec2) -> Option<usize> {
+pub fn slot_nearest(hash: &SpatialHash, point: Vector) -> Option<usize> {
     hash.nearest(point, f32::INFINITY, |_| true)
         .map(|hit| hit.slot)
 }

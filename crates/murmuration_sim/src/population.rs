@@ -7,6 +7,7 @@ use bevy::prelude::*;
 use crate::bounds::SimulationBounds;
 use crate::components::{Boid, Species};
 use crate::flock::{Flock, InFlock};
+use crate::math::Region;
 use crate::spawn::{FlockIndex, FlockSpawn};
 
 /// The default flock the app wants: `count` seeded boids over `species` species. While this
@@ -28,7 +29,7 @@ pub struct FlockPopulation {
     /// The spawn seed.
     pub seed: u64,
     /// Where new boids start, world units; `None` for the whole [`SimulationBounds`].
-    pub region: Option<Rect>,
+    pub region: Option<Region>,
 }
 
 impl FlockPopulation {

@@ -29,6 +29,8 @@ use bevy::prelude::*;
 use crate::bounds::SimulationBounds;
 use crate::components::FlockId;
 use crate::components::{Acceleration, Arrive, Boid, Obstacle, Position, Velocity};
+use crate::dim;
+use crate::math::{Region, Vector};
 use crate::table::FlockTable;
 
 /// A strategy-game unit: a [`Boid`] that stands still until ordered (it gets an [`Arrive`] at its
@@ -62,7 +64,7 @@ pub struct MoveOrder {
     /// Which order (units given the same order share it).
     pub id: u32,
     /// Where to go, world units.
-    pub target: Vec2,
+    pub target: Vector,
     /// Whether the unit has settled (arrived, or stopped against a settled unit of this order).
     pub settled: bool,
     /// The closest the unit has been to its target, world units.
@@ -72,7 +74,7 @@ pub struct MoveOrder {
 }
 
 impl MoveOrder {
-    fn new(id: u32, target: Vec2) -> Self {
+    fn new(id: u32, target: Vector) -> Self {
         Self {
             id,
             target,
@@ -104,14 +106,14 @@ pub enum UnitCommand {
     /// to the selection. Nothing there: clear the selection (unless `add`).
     SelectAt {
         /// The point, world units.
-        point: Vec2,
+        point: Vector,
         /// Add to the selection instead of replacing it (Shift).
         add: bool,
     },
     /// Select every unit whose centre is inside `rect`; with `add`, add them to the selection.
     SelectIn {
         /// The rectangle, world units.
-        rect: Rect,
+        rect: Region,
         /// Add to the selection instead of replacing it (Shift).
         add: bool,
     },
@@ -120,7 +122,7 @@ pub enum UnitCommand {
     /// Send every selected unit to `target`.
     MoveTo {
         /// The target, world units.
-        target: Vec2,
+        target: Vector,
     },
 }
 
@@ -160,7 +162,7 @@ pub(crate) struct NextOrder(u32);
 /// whether it is selected now; the result is the new selection, in `units` order.
 pub fn select(
     command: &UnitCommand,
-    units: &[(Entity, Vec2, bool)],
+    units: &[(Entity, Vector, bool)],
     pick_radius: f32,
 ) -> Option<Vec<Entity>> {
     let kept = |add: bool| -> Vec<Entity> {
@@ -186,7 +188,7 @@ pub fn select(
             Some(selection)
         }
         UnitCommand::SelectIn { rect, add } => {
-            let rect = Rect::from_corners(rect.min, rect.max);
+            let rect = Region::from_corners(rect.min, rect.max);
             let mut selection = kept(add);
             for u in units {
                 if rect.contains(u.1) && !selection.contains(&u.0) {
@@ -209,7 +211,7 @@ pub(crate) fn apply_unit_commands(
     mut next: ResMut<NextOrder>,
     units: Query<(Entity, &Position, Has<Selected>), With<Unit>>,
     mut arrive: Query<&mut Arrive, With<Unit>>,
-    mut list: Local<Vec<(Entity, Vec2, bool)>>,
+    mut list: Local<Vec<(Entity, Vector, bool)>>,
 ) {
     if messages.is_empty() {
         return;
@@ -263,7 +265,7 @@ pub(crate) fn settle_units(
     bounds: Res<SimulationBounds>,
     mut units: Query<(Entity, &Position, &mut Arrive, &mut MoveOrder, &FlockId), With<Unit>>,
     markers: Query<(Entity, &OrderMarker)>,
-    mut settled_now: Local<Vec<(u32, Vec2)>>,
+    mut settled_now: Local<Vec<(u32, Vector)>>,
     mut sizes: Local<Vec<(u32, usize)>>,
 ) {
     let dt = time.delta_secs();
@@ -356,9 +358,7 @@ pub(crate) fn slide_round_obstacles(
             continue;
         };
         let to_target = bounds.delta(p.0, order.target);
-        let rim = to_obstacle.perp().normalize_or_zero();
-        // Go round on the side the target lies (left if it is dead ahead).
-        let side = if rim.dot(to_target) >= 0.0 { rim } else { -rim };
+        let side = dim::side_toward(to_obstacle, to_target);
         let force = crate::behaviours::steer(side, v.0, row.max_speed, row.max_force);
         a.0 += force * settings.slide_weight;
     }

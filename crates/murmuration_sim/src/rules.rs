@@ -432,24 +432,24 @@ pub fn unit_force<R: Real>(
 
 #[cfg(test)]
 mod tests {
-    use bevy::prelude::*;
     use rand::rngs::Xoshiro256PlusPlus;
     use rand::{RngExt, SeedableRng};
 
     use super::*;
     use crate::lanes::Real;
     use crate::math::Vector;
+    use crate::math::xyz;
 
     fn random_sums(rng: &mut Xoshiro256PlusPlus, i: usize) -> NeighbourSums<f32> {
-        let mut v = || Vec2::new(rng.random::<f32>() - 0.5, rng.random::<f32>() - 0.5) * 200.0;
+        let mut v = || xyz([0.0; 3].map(|_| rng.random::<f32>() - 0.5)) * 200.0;
         NeighbourSums {
             separation: Coords::of(if i.is_multiple_of(7) {
-                Vec2::ZERO
+                Vector::ZERO
             } else {
                 v() * 0.01
             }),
             alignment: Coords::of(if i.is_multiple_of(5) {
-                Vec2::ZERO
+                Vector::ZERO
             } else {
                 v() * 4.0
             }),
@@ -495,9 +495,8 @@ mod tests {
         for block in 0..200 {
             let sums: [NeighbourSums<f32>; 8] =
                 core::array::from_fn(|l| random_sums(&mut rng, block * 8 + l));
-            let velocities: [Vector; 8] = core::array::from_fn(|_| {
-                Vec2::new(rng.random::<f32>() - 0.5, rng.random::<f32>() - 0.5) * 300.0
-            });
+            let velocities: [Vector; 8] =
+                core::array::from_fn(|_| xyz([0.0; 3].map(|_| rng.random::<f32>() - 0.5)) * 300.0);
             let lanes = NeighbourSums::<Lanes<8>>::gather(|l| sums[l]);
             let v = Coords::<Lanes<8>>::from_fn(|l| velocities[l]);
             let w = Weights {
@@ -523,7 +522,7 @@ mod tests {
                 Lanes::splat(1.6),
             );
             for l in 0..8 {
-                let bits = |v: Vec2| v.to_array().map(f32::to_bits);
+                let bits = |v: Vector| v.to_array().map(f32::to_bits);
                 let one = flocking_force(&sums[l], Coords::of(velocities[l]), speed, max, &w);
                 assert_eq!(bits(flock.lane(l)), bits(one.to_vector()), "{block} {l}");
                 let one = unit_force(&sums[l], speed, max, 25.0, 1.6);
@@ -539,14 +538,14 @@ mod tests {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(8);
         for _ in 0..10_000 {
             let mut f = |s: f32| (rng.random::<f32>() - 0.5) * s;
-            let dir = Coords::of(Vec2::new(f(1e4), f(1e-3)));
-            let v = Coords::of(Vec2::new(f(500.0), f(500.0)));
+            let dir = Coords::of(xyz([f(1e4), f(1e-3), f(1.0)]));
+            let v = Coords::of(xyz([f(500.0), f(500.0), f(500.0)]));
             let max = f(400.0).abs();
             let force = steer(dir, v, 120.0, max).to_vector();
             assert!(force.is_finite());
             assert!(force.length() <= max * 1.0001 + 1e-4, "{force} over {max}");
         }
-        let zero = steer(Coords::zero(), Coords::of(Vec2::X), 120.0, 200.0);
-        assert_eq!(zero.to_vector(), Vec2::ZERO);
+        let zero = steer(Coords::zero(), Coords::of(Vector::X), 120.0, 200.0);
+        assert_eq!(zero.to_vector(), Vector::ZERO);
     }
 }

@@ -1,21 +1,26 @@
 //! A flock crushed into a few cells: the candidate cap keeps each boid's checks bounded, the
 //! forces stay finite, and the flock still spreads itself out.
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 mod common;
 
 use bevy::prelude::*;
 use common::*;
 use murmuration_sim::CANDIDATE_CAP;
+use murmuration_sim::math::{Region, Vector};
 use murmuration_sim::metrics::{Members, mean_nearest_neighbour_distance};
 use murmuration_sim::prelude::*;
 
 #[test]
 fn a_crushed_flock_is_capped_and_comes_apart() {
     let params = FlockParams::starlings();
-    let bounds = SimulationBounds::wrap(Rect::new(0.0, 0.0, 2000.0, 2000.0));
+    let bounds = SimulationBounds::wrap(rect(2000.0, 2000.0));
     let mut app = app(params.clone(), bounds);
     // 6,000 boids in a square two perception radii across: every block holds them all.
-    let crush = Rect::from_center_half_size(Vec2::splat(1000.0), Vec2::splat(70.0));
+    let crush = Region::from_center_size(Vector::splat(1000.0), Vector::splat(140.0));
     app.world_mut()
         .commands()
         .queue(FlockSpawn::new(6000, 3).with_region(crush));
@@ -33,9 +38,11 @@ fn a_crushed_flock_is_capped_and_comes_apart() {
         stats.candidates_per_boid()
     );
     assert!(stats.candidates_per_boid() > CANDIDATE_CAP as f64 * 0.5);
-    // The estimate still sees the crowd: thousands of neighbours, not a thousand.
+    // The estimate still sees the crowd: over a thousand neighbours (in 2D the perception disc
+    // holds about 40% of the square, in 3D its ball about 20% of the cube), not the few hundred
+    // of the sample alone.
     assert!(
-        stats.neighbours_per_boid() > 2000.0,
+        stats.neighbours_per_boid() > 1000.0,
         "{}",
         stats.neighbours_per_boid()
     );

@@ -4,6 +4,10 @@
 //! Bevy's compute task pool is global to a process, so each thread count runs in a child process
 //! of this test binary (the ignored test `child_flock_checksum`).
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 mod common;
 
 use std::process::Command;
@@ -22,7 +26,7 @@ const SEED_VAR: &str = "MURMURATION_TEST_SEED";
 fn checksum(app: &mut App) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for (_, p, v) in boids(app) {
-        for x in [p.x, p.y, v.x, v.y] {
+        for x in p.to_array().into_iter().chain(v.to_array()) {
             h = (h ^ u64::from(x.to_bits())).wrapping_mul(0x0100_0000_01b3);
         }
     }
@@ -61,9 +65,11 @@ fn run(threads: usize, seed: u64) -> u64 {
             .in_flock(swallows),
     );
     app.world_mut()
-        .spawn((Hunter::default(), Position(Vec2::new(100.0, 100.0))));
-    app.world_mut()
-        .spawn((Obstacle { radius: 40.0 }, Position(Vec2::new(450.0, 350.0))));
+        .spawn((Hunter::default(), Position(xyz([100.0, 100.0, 100.0]))));
+    app.world_mut().spawn((
+        Obstacle { radius: 40.0 },
+        Position(xyz([450.0, 350.0, 350.0])),
+    ));
     step(&mut app, 10_000);
     assert_eq!(ComputeTaskPool::get().thread_num(), threads);
     checksum(&mut app)

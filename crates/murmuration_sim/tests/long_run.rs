@@ -1,8 +1,11 @@
 //! A 2,000-boid flock for 10,000 steps: speeds stay within their bounds and nothing turns NaN.
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 mod common;
 
-use bevy::prelude::*;
 use common::*;
 use murmuration_sim::prelude::*;
 
@@ -16,9 +19,11 @@ fn ten_thousand_steps_of_two_thousand_boids_stay_finite_and_within_speed() {
     let bounds = SimulationBounds::wrap(rect(1600.0, 1000.0));
     let mut app = flock_app(params, bounds, 2000, 51);
     app.world_mut()
-        .spawn((Hunter::default(), Position(Vec2::new(800.0, 500.0))));
-    app.world_mut()
-        .spawn((Obstacle { radius: 60.0 }, Position(Vec2::new(400.0, 300.0))));
+        .spawn((Hunter::default(), Position(xyz([800.0, 500.0, 500.0]))));
+    app.world_mut().spawn((
+        Obstacle { radius: 60.0 },
+        Position(xyz([400.0, 300.0, 300.0])),
+    ));
     for round in 0..100 {
         step(&mut app, 100);
         for (e, p, v) in boids(&mut app) {

@@ -22,7 +22,8 @@ use crate::bounds::SimulationBounds;
 use crate::components::FlockId;
 use crate::components::Position;
 use crate::lanes::fill;
-use crate::math::{DIM, IVector, Vector};
+use crate::math::Region;
+use crate::math::{DIM, IVector, UVector, Vector};
 use crate::motion::nearest_image;
 use crate::simd::dispatch;
 
@@ -127,7 +128,7 @@ impl SpatialHash {
         &mut self,
         bounds: &SimulationBounds,
         cell_size: f32,
-        occupied: Rect,
+        occupied: Region,
         count: usize,
     ) -> HashBuilder<'_> {
         self.layout(bounds, cell_size, occupied, count);
@@ -162,7 +163,7 @@ impl SpatialHash {
         }
     }
 
-    fn layout(&mut self, bounds: &SimulationBounds, cell_size: f32, occupied: Rect, n: usize) {
+    fn layout(&mut self, bounds: &SimulationBounds, cell_size: f32, occupied: Region, n: usize) {
         let budget = (n.saturating_mul(CELLS_PER_BOID)).clamp(MIN_CELL_BUDGET, MAX_CELLS) as f32;
         let mut cell = if cell_size.is_finite() {
             cell_size.max(MIN_CELL_SIZE)
@@ -749,8 +750,8 @@ impl SpatialHash {
     }
 
     /// Cells along each axis of the grid.
-    pub fn dims(&self) -> UVec2 {
-        UVec2::from_array(self.dims)
+    pub fn dims(&self) -> UVector {
+        UVector::from_array(self.dims)
     }
 
     /// The world position of the grid's lower-left corner.
@@ -781,9 +782,9 @@ impl SpatialHash {
         self.cell_start[self.index_of(c) + 1] as usize
     }
 
-    /// The slots of cell (`column`, `row`).
-    pub fn cell_slots(&self, column: u32, row: u32) -> Range<usize> {
-        let c = self.index_of(IVector::new(column as i32, row as i32));
+    /// The slots of `cell` (its column, row and, in 3D, layer; each under [`Self::dims`]).
+    pub fn cell_slots(&self, cell: UVector) -> Range<usize> {
+        let c = self.index_of(IVector::from_array(cell.to_array().map(|x| x as i32)));
         self.cell_start[c] as usize..self.cell_start[c + 1] as usize
     }
 }
@@ -864,7 +865,7 @@ pub(crate) struct Motion {
 }
 
 /// The smallest box holding every finite point of `points`, or `None` if there are none.
-pub fn occupied_box(points: impl IntoIterator<Item = Vector>) -> Option<Rect> {
+pub fn occupied_box(points: impl IntoIterator<Item = Vector>) -> Option<Region> {
     let (mut min, mut max) = (
         Vector::splat(f32::INFINITY),
         Vector::splat(f32::NEG_INFINITY),
@@ -875,7 +876,7 @@ pub fn occupied_box(points: impl IntoIterator<Item = Vector>) -> Option<Rect> {
             max = max.max(p);
         }
     }
-    (min.x <= max.x).then(|| Rect::from_corners(min, max))
+    (min.x <= max.x).then(|| Region::from_corners(min, max))
 }
 
 /// Fills a [`SpatialHash`]: first [`count`](Self::count) every boid, then
@@ -1047,10 +1048,11 @@ pub(crate) fn stride_for(boids: usize, cap: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::{per_axis, region, xyz};
 
     /// The tests' world, with wrapping edges and with walls.
     fn wrapping_and_walled() -> [SimulationBounds; 2] {
-        let rect = Rect::new(-100.0, 50.0, 700.0, 450.0);
+        let rect = region([-100.0, 50.0, -20.0], [700.0, 450.0, 330.0]);
         [
             SimulationBounds::wrap(rect),
             SimulationBounds {
@@ -1069,28 +1071,38 @@ mod tests {
             let boids: Vec<_> = (0..50)
                 .map(|i| {
                     let t = i as f32;
-                    let p = Vec2::new(-90.0 + t * 15.7, 60.0 + (t * 37.0) % 380.0);
-                    (Entity::from_raw_u32(i + 1).unwrap(), p, Vec2::X, 0)
+                    let p = xyz([
+                        -90.0 + t * 15.7,
+                        60.0 + (t * 37.0) % 380.0,
+                        (t * 23.0) % 340.0 - 15.0,
+                    ]);
+                    (Entity::from_raw_u32(i + 1).unwrap(), p, Vector::X, 0)
                 })
                 .collect();
             let mut hash = SpatialHash::default();
             hash.rebuild(&bounds, 70.0, &boids);
-            let inside: Vec<Vec2> = (0..64)
+            let inside: Vec<Vector> = (0..64)
                 .map(|i| {
                     let t = i as f32;
-                    Vec2::new(-100.0 + t * 12.4, 50.0 + (t * 53.0) % 400.0)
+                    xyz([
+                        -100.0 + t * 12.4,
+                        50.0 + (t * 53.0) % 400.0,
+                        (t * 31.0) % 350.0 - 20.0,
+                    ])
                 })
                 .collect();
             let odd = [
-                Vec2::new(-100.0, 50.0),
-                Vec2::new(700.0, 450.0),
-                Vec2::new(699.99, 449.99),
-                Vec2::new(-100.01, 49.99),
-                Vec2::new(-5000.0, 9000.0),
-                Vec2::new(1e30, -1e30),
-                Vec2::new(f32::NAN, 100.0),
-                Vec2::new(0.0, f32::INFINITY),
-                Vec2::new(f32::NEG_INFINITY, f32::NAN),
+                xyz([-100.0, 50.0, -20.0]),
+                xyz([700.0, 450.0, 330.0]),
+                xyz([699.99, 449.99, 329.99]),
+                xyz([-100.01, 49.99, -20.01]),
+                xyz([-5000.0, 9000.0, 0.0]),
+                xyz([1e30, -1e30, 1e30]),
+                xyz([f32::NAN, 100.0, 0.0]),
+                xyz([0.0, f32::INFINITY, 0.0]),
+                xyz([f32::NEG_INFINITY, f32::NAN, 0.0]),
+                xyz([0.0, 100.0, f32::NAN]),
+                xyz([0.0, 100.0, 5000.0]),
             ];
             let mut points = inside.clone();
             points.extend(odd);
@@ -1114,40 +1126,47 @@ mod tests {
             let boids: Vec<_> = (0..400u32)
                 .map(|i| {
                     let t = i as f32;
-                    let p = Vec2::new(-100.0 + (t * t * 0.37) % 800.0, 50.0 + (t * 61.0) % 400.0);
-                    (Entity::from_raw_u32(i + 1).unwrap(), p, Vec2::X, 0)
+                    let p = xyz([
+                        -100.0 + (t * t * 0.37) % 800.0,
+                        50.0 + (t * 61.0) % 400.0,
+                        (t * 29.0) % 350.0 - 20.0,
+                    ]);
+                    (Entity::from_raw_u32(i + 1).unwrap(), p, Vector::X, 0)
                 })
                 .collect();
             let mut hash = SpatialHash::default();
             hash.rebuild(&bounds, 70.0, &boids);
             let (mut inner, mut edge) = (0, 0);
-            for row in 0..hash.dims[1] as i32 {
-                for column in 0..hash.dims[0] as i32 {
-                    let c = IVec2::new(column, row);
-                    // The cell's centre, as the kernel passes a position in the cell.
-                    let p = hash.origin + (c.as_vec2() + 0.5) / hash.inv_cell;
-                    assert_eq!(hash.cell_xy(p), c);
-                    let mut visited = Vec::new();
-                    hash.visit_block(p, 1, |run, offset, _| visited.push((run, offset)));
-                    let on_edge = column == 0
-                        || row == 0
-                        || column + 1 == hash.dims[0] as i32
-                        || row + 1 == hash.dims[1] as i32;
-                    match hash.inner_block(c) {
-                        Some(rows) => {
-                            inner += 1;
-                            assert!(!on_edge, "{c}");
-                            let runs: Vec<_> = rows
-                                .into_iter()
-                                .filter(|run| !run.is_empty())
-                                .map(|run| (run, Vec2::ZERO))
-                                .collect();
-                            assert_eq!(runs, visited, "{c} in {:?}", bounds.edges);
-                        }
-                        None => {
-                            edge += 1;
-                            assert!(on_edge, "{c}");
-                        }
+            let cells = hash.dims.iter().product::<u32>();
+            for index in 0..cells {
+                // Cell `index`, column first.
+                let mut rest = index;
+                let c = IVector::from_array(fill(0, |axis| {
+                    let at = rest % hash.dims[axis];
+                    rest /= hash.dims[axis];
+                    at as i32
+                }));
+                // The cell's centre, as the kernel passes a position in the cell.
+                let p = hash.origin + (per_axis(|axis| c[axis] as f32) + 0.5) / hash.inv_cell;
+                assert_eq!(hash.cell_xy(p), c);
+                let mut visited = Vec::new();
+                hash.visit_block(p, 1, |run, offset, _| visited.push((run, offset)));
+                let on_edge =
+                    (0..DIM).any(|axis| c[axis] == 0 || c[axis] + 1 == hash.dims[axis] as i32);
+                match hash.inner_block(c) {
+                    Some(rows) => {
+                        inner += 1;
+                        assert!(!on_edge, "{c}");
+                        let runs: Vec<_> = rows
+                            .into_iter()
+                            .filter(|run| !run.is_empty())
+                            .map(|run| (run, Vector::ZERO))
+                            .collect();
+                        assert_eq!(runs, visited, "{c} in {:?}", bounds.edges);
+                    }
+                    None => {
+                        edge += 1;
+                        assert!(on_edge, "{c}");
                     }
                 }
             }

@@ -13,6 +13,7 @@ use crate::components::{
     Predator, Velocity,
 };
 use crate::hash::{HashHit, SpatialHash};
+use crate::math::Vector;
 use crate::neighbour_pass::FlockForces;
 use crate::parallel::{Parts, for_each_part};
 use crate::params::FlockParams;
@@ -45,7 +46,7 @@ pub(crate) fn avoid_edges(
         .par_iter_mut()
         .for_each(|(p, v, mut a, max_speed, flock)| {
             let dir = turn_back_direction(p.0, rect, margin);
-            if dir != Vec2::ZERO {
+            if dir != Vector::ZERO {
                 let row = table.row(*flock);
                 let speed = max_speed.map_or(row.max_speed, |m| m.0);
                 a.0 += steer(dir, v.0, speed, row.max_force) * weight;
@@ -59,7 +60,7 @@ pub(crate) fn avoid_obstacles(
     table: Res<FlockTable>,
     obstacles: Query<(&Position, &Obstacle)>,
     mut movers: Query<Mover, Agents>,
-    mut list: Local<Vec<(Vec2, f32)>>,
+    mut list: Local<Vec<(Vector, f32)>>,
 ) {
     list.clear();
     list.extend(obstacles.iter().filter_map(|(p, o)| {
@@ -72,12 +73,12 @@ pub(crate) fn avoid_obstacles(
         .par_iter_mut()
         .for_each(|(p, v, mut a, max_speed, flock)| {
             let row = table.row(*flock);
-            let mut dir = Vec2::ZERO;
+            let mut dir = Vector::ZERO;
             for (i, &(centre, radius)) in list.iter().enumerate() {
                 let d = bounds.delta(p.0, centre);
                 dir += obstacle_push(d, radius, row.avoid_distance, || tie_break(i, usize::MAX));
             }
-            if dir != Vec2::ZERO {
+            if dir != Vector::ZERO {
                 let speed = max_speed.map_or(row.max_speed, |m| m.0);
                 a.0 += steer(dir, v.0, speed, row.max_force) * row.obstacle_weight;
             }
@@ -107,9 +108,9 @@ pub(crate) fn flee_predators(
         ),
         With<Boid>,
     >,
-    mut list: Local<Vec<(Entity, Vec2)>>,
+    mut list: Local<Vec<(Entity, Vector)>>,
     mut by_cell: Local<SpatialHash>,
-    mut by_slot: Local<Vec<Vec2>>,
+    mut by_slot: Local<Vec<Vector>>,
 ) {
     list.clear();
     list.extend(
@@ -141,10 +142,10 @@ pub(crate) fn flee_predators(
                 build.count(q);
             }
             for &(predator, q) in list.iter() {
-                build.place(predator, q, Vec2::ZERO, 0);
+                build.place(predator, q, Vector::ZERO, 0);
             }
         }
-        by_slot.resize(hash.len(), Vec2::ZERO);
+        by_slot.resize(hash.len(), Vector::ZERO);
         let by_cell = &*by_cell;
         for_each_part(
             (0..hash.len(), &mut by_slot[..]),
@@ -169,7 +170,7 @@ pub(crate) fn flee_predators(
                     None => flee_among(by_cell, me, p.0, row.flee_radius),
                 }
             } else {
-                let mut dir = Vec2::ZERO;
+                let mut dir = Vector::ZERO;
                 for (i, &(predator, q)) in list.iter().enumerate() {
                     if predator != me {
                         // `i` tells predators apart for the tie-break of one on the very spot.
@@ -179,7 +180,7 @@ pub(crate) fn flee_predators(
                 }
                 dir
             };
-            if dir != Vec2::ZERO {
+            if dir != Vector::ZERO {
                 let speed = max_speed.map_or(row.max_speed, |m| m.0);
                 a.0 += steer(dir, v.0, speed, row.max_force) * row.flee_weight;
             }
@@ -189,8 +190,8 @@ pub(crate) fn flee_predators(
 /// The flee direction of the boid `me` at `p` from the predators of `by_cell` within `radius`:
 /// about [`FEW_PREDATORS`] of them where more crowd its cells. The flee steers along the sum's
 /// direction only, so a sample needs no weight.
-fn flee_among(by_cell: &SpatialHash, me: Entity, p: Vec2, radius: f32) -> Vec2 {
-    let mut dir = Vec2::ZERO;
+fn flee_among(by_cell: &SpatialHash, me: Entity, p: Vector, radius: f32) -> Vector {
+    let mut dir = Vector::ZERO;
     by_cell.for_each_within_sampled(p, radius, FEW_PREDATORS, |hit| {
         if by_cell.entity(hit.slot) != me {
             dir += flee_direction(hit.delta, radius, || tie_break(hit.slot, usize::MAX));
@@ -207,7 +208,7 @@ pub(crate) fn seek_attractors(
     flocking: Res<FlockForces>,
     attractors: Query<&Position, With<Attractor>>,
     mut boids: Query<(Mover, Option<&HashSlot>), (With<Boid>, Without<Arrive>)>,
-    mut list: Local<Vec<Vec2>>,
+    mut list: Local<Vec<Vector>>,
 ) {
     list.clear();
     list.extend(attractors.iter().filter(|p| p.is_finite()).map(|p| p.0));
@@ -272,12 +273,12 @@ pub(crate) fn hunt(
         &FlockId,
         &mut Hunter,
     )>,
-    mut by_slot: Local<Vec<(u32, Entity, Vec2)>>,
+    mut by_slot: Local<Vec<(u32, Entity, Vector)>>,
     mut found: Local<Vec<Option<HashHit>>>,
 ) {
     // A hunter that is a boid too is in the hash: never its own prey.
     let prey_of =
-        |me: Entity, p: Vec2| hash.nearest(p, f32::INFINITY, |h| hash.entity(h.slot) != me);
+        |me: Entity, p: Vector| hash.nearest(p, f32::INFINITY, |h| hash.entity(h.slot) != me);
     by_slot.clear();
     if hunters.iter().len() > FEW_PREDATORS {
         by_slot.extend(hunters.iter().filter_map(|((me, slot), p, ..)| {
@@ -305,7 +306,7 @@ pub(crate) fn hunt(
             let row = table.row(*flock);
             if hunter.resting > 0.0 {
                 // Resting after a catch: brake to a halt.
-                a.0 += steer_to_velocity(Vec2::ZERO, v.0, row.max_force);
+                a.0 += steer_to_velocity(Vector::ZERO, v.0, row.max_force);
                 return;
             }
             let looked_up = slot.and_then(|s| {

@@ -3,6 +3,7 @@
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
+use murmuration_sim::math::{Region, Vector, per_axis};
 use murmuration_sim::prelude::*;
 
 /// A headless app with the plugin in `FixedUpdate`; every `update()` runs exactly one step of
@@ -42,7 +43,7 @@ pub fn step(app: &mut App, n: u64) {
 }
 
 /// Spawns one boid.
-pub fn spawn_boid(app: &mut App, position: Vec2, velocity: Vec2, species: u16) -> Entity {
+pub fn spawn_boid(app: &mut App, position: Vector, velocity: Vector, species: u16) -> Entity {
     app.world_mut()
         .spawn((
             Boid,
@@ -54,7 +55,7 @@ pub fn spawn_boid(app: &mut App, position: Vec2, velocity: Vec2, species: u16) -
 }
 
 /// Every boid's (entity, position, velocity), in entity order.
-pub fn boids(app: &mut App) -> Vec<(Entity, Vec2, Vec2)> {
+pub fn boids(app: &mut App) -> Vec<(Entity, Vector, Vector)> {
     let mut q = app
         .world_mut()
         .query_filtered::<(Entity, &Position, &Velocity), With<Boid>>();
@@ -63,9 +64,15 @@ pub fn boids(app: &mut App) -> Vec<(Entity, Vec2, Vec2)> {
     out
 }
 
-/// A world rectangle from (0, 0) to (`w`, `h`).
-pub fn rect(w: f32, h: f32) -> Rect {
-    Rect::new(0.0, 0.0, w, h)
+/// A world rectangle from (0, 0) to (`w`, `h`); in 3D a box `h` deep.
+pub fn rect(w: f32, h: f32) -> Region {
+    Region::from_corners(Vector::ZERO, xyz([w, h, h]))
+}
+
+/// The first coordinates of `[x, y, z]` (2D drops `z`): how a test shared by both dimensions
+/// writes a point.
+pub fn xyz(c: [f32; 3]) -> Vector {
+    per_axis(|axis| c[axis])
 }
 
 /// Parameters with only the given rule weights, and the flee/seek/obstacle weights kept.

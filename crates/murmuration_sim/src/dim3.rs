@@ -1,0 +1,167 @@
+//! What only the 3D simulation has; everything else is written once over
+//! [`Vector`](crate::math::Vector) and [`DIM`](crate::math::DIM).
+
+use bevy::prelude::*;
+
+use crate::lanes::{Coords, Real};
+
+/// An axis-aligned box, the 3D world's [`Region`](crate::math::Region): what [`Rect`] is in 2D,
+/// with the same methods the simulation uses.
+#[derive(Reflect, Debug, Clone, Copy, PartialEq, Default)]
+#[reflect(Debug, Clone, PartialEq, Default)]
+pub struct Box3 {
+    /// The corner with the smallest coordinates.
+    pub min: Vec3,
+    /// The corner with the largest coordinates.
+    pub max: Vec3,
+}
+
+impl Box3 {
+    /// The box between two opposite corners, in any order.
+    pub fn from_corners(a: Vec3, b: Vec3) -> Self {
+        Self {
+            min: a.min(b),
+            max: a.max(b),
+        }
+    }
+
+    /// The box of `size` centred on `center`.
+    pub fn from_center_size(center: Vec3, size: Vec3) -> Self {
+        Self::from_corners(center - size * 0.5, center + size * 0.5)
+    }
+
+    /// Its size along each axis.
+    pub fn size(&self) -> Vec3 {
+        self.max - self.min
+    }
+
+    /// Its extent along x.
+    pub fn width(&self) -> f32 {
+        self.max.x - self.min.x
+    }
+
+    /// Its centre.
+    pub fn center(&self) -> Vec3 {
+        (self.min + self.max) * 0.5
+    }
+
+    /// Whether `p` is inside (edges included).
+    pub fn contains(&self, p: Vec3) -> bool {
+        p.cmpge(self.min).all() && p.cmple(self.max).all()
+    }
+
+    /// Whether it holds no volume (some axis of zero or negative size).
+    pub fn is_empty(&self) -> bool {
+        self.min.cmpge(self.max).any()
+    }
+}
+
+/// A direction across `v` for a boid at its minimum speed to turn toward when a force pushes it
+/// straight back: `v` crossed with the vertical (+y), or with +x where `v` is vertical.
+#[inline(always)]
+pub fn left_of<R: Real>(v: Coords<R>) -> Coords<R> {
+    let [x, y, z] = v.0;
+    let zero = R::splat(0.0);
+    // v x (0, 1, 0) = (-z, 0, x); where that is zero (v along y), v x (1, 0, 0) = (0, z, -y).
+    let flat = (x * x + z * z).gt(zero);
+    Coords([
+        R::select(flat, -z, zero),
+        R::select(flat, zero, z),
+        R::select(flat, x, -y),
+    ])
+}
+
+/// A unit vector for the `i`-th of a series, the series spread evenly over the sphere (a
+/// Fibonacci spiral: heights evenly spaced, each the golden angle round from the last): the
+/// directions [`tie_break`](crate::behaviours::tie_break) pushes boids on one spot apart along.
+#[inline]
+pub fn spread_direction(i: usize) -> Vec3 {
+    let t = i as f32;
+    let y = 1.0 - 2.0 * (t * 0.618_034).fract();
+    let r = (1.0 - y * y).max(0.0).sqrt();
+    let (sin, cos) = (t * 2.399_963).sin_cos();
+    Vec3::new(r * cos, y, r * sin)
+}
+
+/// The size of the default [`SimulationBounds`](crate::SimulationBounds), world units.
+pub const DEFAULT_WORLD_SIZE: Vec3 = Vec3::new(1280.0, 720.0, 720.0);
+
+/// How far a boid at `r` from a flock's centre, flying at `v`, turns about the vertical axis
+/// (+y) through it: [`dim2`'s](crate::math) turn of their horizontal parts (x and z), the sine of
+/// the angle between them seen from above; `None` where either has no horizontal part.
+/// [`milling`](crate::metrics::milling) averages it.
+#[inline]
+pub fn turn_about_vertical(r: Vec3, v: Vec3) -> Option<f32> {
+    let (r, v) = (Vec2::new(r.x, -r.z), Vec2::new(v.x, -v.z));
+    let (lr, lv) = (r.length(), v.length());
+    (lr > 0.0 && lv > 0.0).then(|| r.perp_dot(v) / (lr * lv))
+}
+
+/// Puts `transform` at `at`, and says whether that moved it.
+#[inline]
+pub fn place(transform: &mut Transform, at: Vec3) -> bool {
+    if transform.translation == at {
+        return false;
+    }
+    transform.translation = at;
+    true
+}
+
+/// The rotation that turns +x to face along `v` and keeps +y as near up as it can (a yaw about
+/// +y, then a pitch; no roll): `None` for a zero or non-finite `v`.
+#[inline]
+pub fn heading_rotation(v: Vec3) -> Option<Quat> {
+    let f = v.try_normalize()?;
+    let yaw = (-f.z).atan2(f.x);
+    let pitch = f.y.clamp(-1.0, 1.0).asin();
+    Some(Quat::from_rotation_y(yaw) * Quat::from_rotation_z(pitch))
+}
+
+/// The [`heading_rotation`]s of `N` velocities.
+pub(crate) struct Headings<const N: usize>([Option<Quat>; N]);
+
+impl<const N: usize> Headings<N> {
+    /// The headings of `v`, or none.
+    #[inline(always)]
+    pub fn of(v: Option<[Vec3; N]>) -> Self {
+        Self(v.map_or([None; N], |v| v.map(heading_rotation)))
+    }
+
+    /// Lane `l`'s heading.
+    #[inline(always)]
+    pub fn rotation(&self, l: usize) -> Option<Quat> {
+        self.0[l]
+    }
+}
+
+/// A random unit vector, uniform over the sphere (two draws from `rng`: the height, then the
+/// angle round the vertical).
+#[inline]
+pub fn random_direction(rng: &mut impl rand::Rng) -> Vec3 {
+    use rand::RngExt;
+    let y = rng.random::<f32>() * 2.0 - 1.0;
+    let (sin, cos) = (rng.random::<f32>() * core::f32::consts::TAU).sin_cos();
+    let r = (1.0 - y * y).max(0.0).sqrt();
+    Vec3::new(r * cos, y, r * sin)
+}
+
+/// The way round an obstacle at `to_obstacle` for a unit headed for `to_target`: across the
+/// way to the obstacle, toward the target (the part of `to_target` square to `to_obstacle`), or
+/// [`left_of`] it where the target is dead ahead; unit length or zero.
+#[inline]
+pub fn side_toward(to_obstacle: Vec3, to_target: Vec3) -> Vec3 {
+    let u = to_obstacle.normalize_or_zero();
+    let across = to_target - u * u.dot(to_target);
+    across
+        .try_normalize()
+        .unwrap_or_else(|| left_of(Coords::of(u)).to_vector())
+}
+
+/// Which way a boid at its minimum speed, heading along the unit `heading`, turns under the
+/// force `a`: along the part of `a` square to the heading, or [`left_of`] the heading where `a`
+/// pushes straight on or back.
+#[inline(always)]
+pub fn turn_side<R: Real>(heading: Coords<R>, a: Coords<R>) -> Coords<R> {
+    let across = a - heading.scale(a.dot(heading));
+    across.normalize_or(left_of(heading))
+}
