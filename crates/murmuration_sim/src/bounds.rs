@@ -42,8 +42,7 @@ pub struct SimulationBounds {
 }
 
 impl Default for SimulationBounds {
-    /// A world of [`DEFAULT_WORLD_SIZE`](crate::dim2::DEFAULT_WORLD_SIZE) centred on the origin
-    /// (1280 x 720; 1280 x 720 x 720 in 3D), wrapping.
+    /// A 1280 x 720 rectangle (in 3D a 1280 x 720 x 720 box) centred on the origin, wrapping.
     fn default() -> Self {
         Self::wrap(Region::from_center_size(
             Vector::ZERO,

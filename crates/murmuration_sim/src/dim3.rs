@@ -87,8 +87,8 @@ pub fn spread_direction(i: usize) -> Vec3 {
 pub const DEFAULT_WORLD_SIZE: Vec3 = Vec3::new(1280.0, 720.0, 720.0);
 
 /// How far a boid at `r` from a flock's centre, flying at `v`, turns about the vertical axis
-/// (+y) through it: [`dim2`'s](crate::math) turn of their horizontal parts (x and z), the sine of
-/// the angle between them seen from above; `None` where either has no horizontal part.
+/// (+y) through it: the 2D turn of their horizontal parts (x and z), the sine of the angle
+/// between them seen from above; `None` where either has no horizontal part.
 /// [`milling`](crate::metrics::milling) averages it.
 #[inline]
 pub fn turn_about_vertical(r: Vec3, v: Vec3) -> Option<f32> {
