@@ -16,9 +16,9 @@ use crate::parallel::{DENSE, Parts, for_each_part};
 #[reflect(Resource, Debug, Clone)]
 pub struct TransformInterpolation(pub bool);
 
-/// Puts every entity with a [`Position`] at its position (in 2D keeping its `z`), interpolated from its
-/// [`PreviousPosition`] by how far this frame is into the next fixed step, and turns it to face
-/// along its [`Velocity`], if it has one and is moving. Runs in `PostUpdate` before transform
+/// Puts every entity with a [`Position`] at its position (in 2D keeping its `z`), interpolated
+/// from its [`PreviousPosition`] by how far this frame is into the next fixed step, and turns it
+/// to face along its [`Velocity`], if it has one and is moving. Runs in `PostUpdate` before transform
 /// propagation.
 pub(crate) fn sync_transforms(
     interpolation: Res<TransformInterpolation>,
