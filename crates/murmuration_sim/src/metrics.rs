@@ -449,8 +449,7 @@ pub(crate) fn refresh_metrics(
     }
 }
 
-// NOTE: written over 2D points; not yet run in 3D.
-#[cfg(all(test, feature = "2d"))]
+#[cfg(test)]
 mod tests {
     use bevy::prelude::*;
     use rand::rngs::Xoshiro256PlusPlus;
@@ -460,6 +459,7 @@ mod tests {
         CROWD_LINKS, Members, NEAREST_CHECKS, SAMPLED_BOIDS, groups,
         mean_nearest_neighbour_distance, share_closer_than,
     };
+    use crate::math::{Vector, region, xyz};
     use crate::{SimulationBounds, SpatialHash};
 
     /// The groups [`groups`] finds in parts on every thread, linking into one union-find at
@@ -488,20 +488,20 @@ mod tests {
             (count, sizes.into_iter().max().unwrap_or(0))
         }
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
-        let bounds = SimulationBounds::wrap(Rect::new(0.0, 0.0, 4000.0, 4000.0));
+        let bounds = SimulationBounds::wrap(region([0.0; 3], [4000.0; 3]));
         for (n, clumps) in [(20_000u32, 60), (6_000, 900), (30_000, 4)] {
-            let clumps: Vec<(Vec2, f32)> = (0..clumps)
+            let clumps: Vec<(Vector, f32)> = (0..clumps)
                 .map(|_| {
-                    let centre = Vec2::new(rng.random::<f32>(), rng.random::<f32>()) * 4000.0;
+                    let centre = xyz([0.0; 3].map(|_| rng.random::<f32>())) * 4000.0;
                     (centre, 5.0 + 300.0 * rng.random::<f32>())
                 })
                 .collect();
-            let boids: Vec<(Entity, Vec2, Vec2, u16)> = (0..n)
+            let boids: Vec<(Entity, Vector, Vector, u16)> = (0..n)
                 .map(|i| {
                     let (centre, spread) = clumps[i as usize % clumps.len()];
-                    let offset = Vec2::new(rng.random::<f32>(), rng.random::<f32>()) - 0.5;
-                    let p = (centre + offset * spread).rem_euclid(Vec2::splat(4000.0));
-                    (Entity::from_raw_u32(i + 1).unwrap(), p, Vec2::X, 0)
+                    let offset = xyz([0.0; 3].map(|_| rng.random::<f32>())) - 0.5;
+                    let p = (centre + offset * spread).rem_euclid(Vector::splat(4000.0));
+                    (Entity::from_raw_u32(i + 1).unwrap(), p, Vector::X, 0)
                 })
                 .collect();
             let mut hash = SpatialHash::default();
@@ -527,11 +527,11 @@ mod tests {
     fn sampled_metrics_match_the_exact_ones() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
         let n = 3 * SAMPLED_BOIDS;
-        let bounds = SimulationBounds::wrap(Rect::new(0.0, 0.0, 3000.0, 3000.0));
-        let boids: Vec<(Entity, Vec2, Vec2, u16)> = (0..n as u32)
+        let bounds = SimulationBounds::wrap(region([0.0; 3], [3000.0; 3]));
+        let boids: Vec<(Entity, Vector, Vector, u16)> = (0..n as u32)
             .map(|i| {
-                let p = Vec2::new(rng.random::<f32>(), rng.random::<f32>()) * 3000.0;
-                (Entity::from_raw_u32(i + 1).unwrap(), p, Vec2::X, 0)
+                let p = xyz([0.0; 3].map(|_| rng.random::<f32>())) * 3000.0;
+                (Entity::from_raw_u32(i + 1).unwrap(), p, Vector::X, 0)
             })
             .collect();
         let mut hash = SpatialHash::default();
@@ -561,14 +561,14 @@ mod tests {
     /// to check about `NEAREST_CHECKS` in all; and the crowds still come out as what they are.
     #[test]
     fn a_crowd_costs_a_refresh_a_bounded_walk() {
-        let bounds = SimulationBounds::wrap(Rect::new(0.0, 0.0, 2000.0, 2000.0));
-        let spots = [Vec2::new(500.0, 500.0), Vec2::new(1500.0, 1200.0)];
+        let bounds = SimulationBounds::wrap(region([0.0; 3], [2000.0; 3]));
+        let spots = [xyz([500.0; 3]), xyz([1500.0, 1200.0, 900.0])];
         let n = 20_000u32;
-        let boids: Vec<(Entity, Vec2, Vec2, u16)> = (0..n)
+        let boids: Vec<(Entity, Vector, Vector, u16)> = (0..n)
             .map(|i| {
-                let jitter = Vec2::new((i % 7) as f32, (i % 11) as f32) * 0.1;
+                let jitter = xyz([(i % 7) as f32, (i % 11) as f32, (i % 13) as f32]) * 0.1;
                 let p = spots[i as usize % 2] + jitter;
-                (Entity::from_raw_u32(i + 1).unwrap(), p, Vec2::X, 0)
+                (Entity::from_raw_u32(i + 1).unwrap(), p, Vector::X, 0)
             })
             .collect();
         let mut hash = SpatialHash::default();

@@ -422,8 +422,7 @@ impl Scatter {
     }
 }
 
-// NOTE: written over 2D points; not yet run in 3D.
-#[cfg(all(test, feature = "2d"))]
+#[cfg(test)]
 mod tests {
     use bevy::ecs::change_detection::Tick;
     use bevy::prelude::*;
@@ -435,6 +434,8 @@ mod tests {
     use crate::components::FlockId;
     use crate::components::{HashSlot, Position, Species, Velocity};
     use crate::hash::SpatialHash;
+    use crate::lanes::fill;
+    use crate::math::{DIM, UVector, Vector, per_axis, region, xyz};
 
     /// Builds `hash` in parts from two tables (the boids' first 7,000 and the rest), each told
     /// its slot at tick `now`.
@@ -482,29 +483,32 @@ mod tests {
     #[test]
     fn a_parted_build_is_the_serial_build() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
-        let bounds = SimulationBounds::wrap(Rect::new(0.0, 0.0, 200.0, 100.0));
+        let bounds = SimulationBounds::wrap(region([0.0; 3], [200.0, 100.0, 60.0]));
         let n = 12_000u32;
         let entities: Vec<Entity> = (1..=n).map(|i| Entity::from_raw_u32(i).unwrap()).collect();
         // Some outside the world, to be wrapped in.
         let positions: Vec<Position> = (0..n)
-            .map(|_| Position(Vec2::new(rng.random(), rng.random()) * Vec2::new(220.0, 110.0)))
+            .map(|_| Position(xyz([220.0, 110.0, 66.0].map(|s| rng.random::<f32>() * s))))
             .collect();
         let velocities: Vec<Velocity> = (0..n)
-            .map(|_| Velocity(Vec2::new(rng.random(), rng.random())))
+            .map(|_| Velocity(xyz([0.0; 3].map(|_| rng.random()))))
             .collect();
         let species: Vec<Species> = (0..n).map(|i| Species((i % 3) as u16)).collect();
         let flocks = vec![FlockId::DEFAULT; n as usize];
-        let list: Vec<(Entity, Vec2, Vec2, u16)> = (0..n as usize)
+        let list: Vec<(Entity, Vector, Vector, u16)> = (0..n as usize)
             .map(|i| (entities[i], positions[i].0, velocities[i].0, species[i].0))
             .collect();
         let mut serial = SpatialHash::default();
         serial.rebuild(&bounds, 1.0, &list);
-        assert!(serial.dims().x * serial.dims().y > 2 * super::SCAN_RUN as u32);
+        assert!(serial.dims().element_product() > 2 * super::SCAN_RUN as u32);
 
         // Built twice: first from other positions (the arrays keep their contents between
         // builds, and must not leak into the next).
         let mut parted = SpatialHash::default();
-        let elsewhere: Vec<Position> = positions.iter().map(|p| Position(p.0.yx())).collect();
+        let elsewhere: Vec<Position> = positions
+            .iter()
+            .map(|p| Position(per_axis(|axis| p.0[(axis + 1) % DIM])))
+            .collect();
         let (mut slots, mut changed) = (Vec::new(), Vec::new());
         let now = Tick::new(9);
         for placed in [&elsewhere, &positions] {
@@ -524,13 +528,15 @@ mod tests {
         assert!(parted.velocities().eq(serial.velocities()));
         assert_eq!(parted.keys(), serial.keys());
         let dims = serial.dims();
-        for row in 0..dims.y {
-            for column in 0..dims.x {
-                assert_eq!(
-                    parted.cell_slots(UVec2::new(column, row)),
-                    serial.cell_slots(UVec2::new(column, row))
-                );
-            }
+        for index in 0..dims.element_product() {
+            // Cell `index`, column first.
+            let mut rest = index;
+            let cell = UVector::from_array(fill(0, |axis| {
+                let at = rest % dims[axis];
+                rest /= dims[axis];
+                at
+            }));
+            assert_eq!(parted.cell_slots(cell), serial.cell_slots(cell));
         }
         for (i, slot) in slots.iter().enumerate() {
             assert_eq!(parted.entity(slot.0 as usize), entities[i], "boid {i}");

@@ -130,27 +130,27 @@ pub(crate) fn can_step(
     params.is_some() && bounds.is_some() && control.is_none_or(|c| c.may_step())
 }
 
-// NOTE: written over 2D points; not yet run in 3D.
-#[cfg(all(test, feature = "2d"))]
+#[cfg(test)]
 mod tests {
     use bevy::prelude::*;
 
     use super::all_finite;
     use crate::components::{Acceleration, Position, Velocity};
+    use crate::math::{DIM, Vector, xyz};
 
     /// One NaN or infinity anywhere, in any of the three, in any part, is found; none is none.
     #[test]
     fn the_scan_finds_one_bad_number_anywhere() {
         // Long enough to be cut into parts.
         let n = 50_000;
-        let p = vec![Position(Vec2::new(1.0, -2.0)); n];
-        let v = vec![Velocity(Vec2::new(3.0, 4.0)); n];
-        let a = vec![Acceleration(Vec2::ZERO); n];
+        let p = vec![Position(xyz([1.0, -2.0, 0.5])); n];
+        let v = vec![Velocity(xyz([3.0, 4.0, -1.0])); n];
+        let a = vec![Acceleration(Vector::ZERO); n];
         assert!(all_finite((&p, &v, &a)));
         for i in [0, 1, 4095, 4096, n / 2, n - 1] {
             for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
                 let (mut p2, mut v2, mut a2) = (p.clone(), v.clone(), a.clone());
-                p2[i].0.y = bad;
+                p2[i].0[DIM - 1] = bad;
                 assert!(!all_finite((&p2, &v, &a)), "position {i}: {bad}");
                 v2[i].0.x = bad;
                 assert!(!all_finite((&p, &v2, &a)), "velocity {i}: {bad}");
