@@ -1,21 +1,37 @@
 //! Wrap (nearest image, no tearing) and turn-back edges.
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 mod common;
 
 use bevy::prelude::*;
 use common::*;
+use murmuration_sim::math::{DIM, Vector};
 use murmuration_sim::prelude::*;
 
 #[test]
 fn a_pair_two_units_apart_across_the_seam_are_neighbours() {
-    let mut app = app(
-        FlockParams::default(),
-        SimulationBounds::wrap(rect(400.0, 300.0)),
-    );
-    spawn_boid(&mut app, Vec2::new(399.0, 150.0), Vec2::new(0.0, 100.0), 0);
-    spawn_boid(&mut app, Vec2::new(1.0, 150.0), Vec2::new(0.0, 100.0), 0);
-    step(&mut app, 1);
-    assert_eq!(app.world().resource::<FlockStats>().neighbours, 2);
+    // Across each face of the world (each axis's seam) in turn.
+    let bounds = SimulationBounds::wrap(rect(400.0, 300.0));
+    for axis in 0..DIM {
+        let mut app = app(FlockParams::default(), bounds);
+        let (mut a, mut b) = (bounds.rect.center(), bounds.rect.center());
+        a[axis] = bounds.rect.max[axis] - 1.0;
+        b[axis] = bounds.rect.min[axis] + 1.0;
+        // Flying across the seam's axis, so that neither is behind the other.
+        let mut v = Vector::ZERO;
+        v[(axis + 1) % DIM] = 100.0;
+        spawn_boid(&mut app, a, v, 0);
+        spawn_boid(&mut app, b, v, 0);
+        step(&mut app, 1);
+        assert_eq!(
+            app.world().resource::<FlockStats>().neighbours,
+            2,
+            "across axis {axis}"
+        );
+    }
 }
 
 #[test]
@@ -25,11 +41,16 @@ fn a_boid_leaving_the_right_edge_reappears_on_the_left() {
         ..FlockParams::default()
     };
     let mut app = app(params, SimulationBounds::wrap(rect(400.0, 300.0)));
-    let b = spawn_boid(&mut app, Vec2::new(399.5, 120.0), Vec2::new(100.0, 0.0), 0);
+    let b = spawn_boid(
+        &mut app,
+        xyz([399.5, 120.0, 150.0]),
+        xyz([100.0, 0.0, 0.0]),
+        0,
+    );
     step(&mut app, 1);
     let p = app.world().get::<Position>(b).unwrap().0;
     // 100 units/s for 1/64 s: 1.5625 units, 1.0625 of them past the seam.
-    assert!((p - Vec2::new(1.0625, 120.0)).length() < 1e-3, "{p}");
+    assert!((p - xyz([1.0625, 120.0, 150.0])).length() < 1e-3, "{p}");
 }
 
 #[test]
@@ -39,8 +60,8 @@ fn a_flock_crossing_the_seam_stays_together() {
     let mut app = app(params, SimulationBounds::wrap(rect(400.0, 300.0)));
     for i in 0..5 {
         for j in 0..5 {
-            let p = Vec2::new(340.0 + i as f32 * 12.0, 120.0 + j as f32 * 12.0);
-            spawn_boid(&mut app, p, Vec2::new(110.0, 0.0), 0);
+            let p = xyz([340.0 + i as f32 * 12.0, 120.0 + j as f32 * 12.0, 150.0]);
+            spawn_boid(&mut app, p, xyz([110.0, 0.0, 0.0]), 0);
         }
     }
     let mut crossed = false;
@@ -63,7 +84,12 @@ fn a_flock_crossing_the_seam_stays_together() {
 fn turn_back_keeps_a_boid_inside_by_steering() {
     let bounds = SimulationBounds::turn_back(rect(400.0, 400.0));
     let mut app = app(FlockParams::default(), bounds);
-    let b = spawn_boid(&mut app, Vec2::new(300.0, 200.0), Vec2::new(120.0, 0.0), 0);
+    let b = spawn_boid(
+        &mut app,
+        xyz([300.0, 200.0, 200.0]),
+        xyz([120.0, 0.0, 0.0]),
+        0,
+    );
     let mut turned = false;
     for _ in 0..640 {
         step(&mut app, 1);
@@ -72,7 +98,7 @@ fn turn_back_keeps_a_boid_inside_by_steering() {
         turned |= v.x < 0.0;
         // Well inside: the turn-back force did it, not the hard wall at the edge.
         assert!(
-            p.x > 5.0 && p.x < 395.0 && p.y > 5.0 && p.y < 395.0,
+            (0..DIM).all(|axis| p[axis] > 5.0 && p[axis] < 395.0),
             "the boid reached the edge at {p}"
         );
     }

@@ -1,50 +1,62 @@
 //! The field of view hides what is straight behind a boid and nothing else.
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 mod common;
 
 use bevy::prelude::*;
 use common::*;
 use murmuration_sim::behaviours::{in_view, view_cos};
+use murmuration_sim::math::{DIM, Vector};
 use murmuration_sim::prelude::*;
 use murmuration_sim::{FlockRow, neighbours_of};
 
 #[test]
 fn the_view_test_itself() {
-    let v = Vec2::new(50.0, 0.0);
+    let v = xyz([50.0, 0.0, 0.0]);
     let c270 = view_cos(270.0);
-    assert!(in_view(Vec2::new(10.0, 0.0), v, c270), "ahead");
-    assert!(in_view(Vec2::new(0.0, 10.0), v, c270), "to the side");
+    assert!(in_view(xyz([10.0, 0.0, 0.0]), v, c270), "ahead");
+    assert!(in_view(xyz([0.0, 10.0, 0.0]), v, c270), "to the side");
     assert!(
-        in_view(Vec2::new(-10.0, 11.0), v, c270),
+        in_view(xyz([-10.0, 11.0, 0.0]), v, c270),
         "132 degrees off the heading"
     );
-    assert!(!in_view(Vec2::new(-10.0, 0.0), v, c270), "straight behind");
+    assert!(!in_view(xyz([-10.0, 0.0, 0.0]), v, c270), "straight behind");
     assert!(
-        !in_view(Vec2::new(-10.0, 9.5), v, c270),
+        !in_view(xyz([-10.0, 9.5, 0.0]), v, c270),
         "136.5 degrees: just inside the blind spot"
     );
     let c120 = view_cos(120.0);
-    assert!(in_view(Vec2::new(10.0, 5.0), v, c120));
+    assert!(in_view(xyz([10.0, 5.0, 0.0]), v, c120));
+    if DIM == 3 {
+        // The cone is round about the heading: the same off its other sides.
+        assert!(in_view(xyz([0.0, 0.0, 10.0]), v, c270));
+        assert!(in_view(xyz([10.0, 3.0, 4.0]), v, c120));
+        assert!(!in_view(xyz([10.0, 12.0, 16.0]), v, c120));
+        assert!(!in_view(xyz([-10.0, 6.0, -7.0]), v, c270));
+    }
     assert!(
-        !in_view(Vec2::new(0.0, 10.0), v, c120),
+        !in_view(xyz([0.0, 10.0, 0.0]), v, c120),
         "90 degrees is outside 120"
     );
     assert!(
-        !in_view(Vec2::new(10.0, 20.0), v, c120),
+        !in_view(xyz([10.0, 20.0, 0.0]), v, c120),
         "63 degrees is outside 60"
     );
-    for d in [Vec2::X, -Vec2::X, Vec2::Y, Vec2::new(-3.0, -0.001)] {
+    for d in [Vector::X, -Vector::X, Vector::Y, xyz([-3.0, -0.001, 0.2])] {
         assert!(in_view(d, v, view_cos(360.0)), "360 sees {d}");
-        assert!(in_view(d, Vec2::ZERO, c270), "a boid at rest sees {d}");
+        assert!(in_view(d, Vector::ZERO, c270), "a boid at rest sees {d}");
     }
     assert!(
-        !in_view(Vec2::new(10.0, 0.1), v, view_cos(0.0)),
+        !in_view(xyz([10.0, 0.1, 0.0]), v, view_cos(0.0)),
         "0 degrees sees nothing off-axis"
     );
 }
 
 /// How many neighbours each of the boids sees under `fov`.
-fn neighbour_counts(fov: f32, boids: &[(Vec2, Vec2)]) -> Vec<usize> {
+fn neighbour_counts(fov: f32, boids: &[(Vector, Vector)]) -> Vec<usize> {
     let params = FlockParams {
         field_of_view: fov,
         ..FlockParams::default()
@@ -70,9 +82,9 @@ fn neighbour_counts(fov: f32, boids: &[(Vec2, Vec2)]) -> Vec<usize> {
 fn a_neighbour_straight_behind_is_ignored_at_270_and_one_ahead_is_seen() {
     // A flies +x; B is 20 behind it, C 20 ahead, both flying +x too.
     let boids = [
-        (Vec2::new(200.0, 200.0), Vec2::new(100.0, 0.0)),
-        (Vec2::new(180.0, 200.0), Vec2::new(100.0, 0.0)),
-        (Vec2::new(220.0, 200.0), Vec2::new(100.0, 0.0)),
+        (xyz([200.0; 3]), xyz([100.0, 0.0, 0.0])),
+        (xyz([180.0, 200.0, 200.0]), xyz([100.0, 0.0, 0.0])),
+        (xyz([220.0, 200.0, 200.0]), xyz([100.0, 0.0, 0.0])),
     ];
     // A sees C only; B sees A and C ahead; C sees neither (both behind).
     assert_eq!(neighbour_counts(270.0, &boids), vec![1, 2, 0]);
@@ -88,7 +100,7 @@ fn the_plugin_counts_the_same_neighbours() {
         };
         let mut app = app(params, SimulationBounds::wrap(rect(400.0, 400.0)));
         for x in [180.0, 200.0, 220.0] {
-            spawn_boid(&mut app, Vec2::new(x, 200.0), Vec2::new(100.0, 0.0), 0);
+            spawn_boid(&mut app, xyz([x, 200.0, 200.0]), xyz([100.0, 0.0, 0.0]), 0);
         }
         step(&mut app, 1);
         assert_eq!(
