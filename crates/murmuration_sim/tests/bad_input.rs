@@ -1,6 +1,10 @@
 //! Whatever a game feeds the plugin, the flock keeps running and no NaN or infinity reaches
 //! another boid. (That each problem is reported once is `told_once.rs`.)
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 mod common;
 
 use std::time::Duration;
@@ -8,6 +12,7 @@ use std::time::Duration;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use common::*;
+use murmuration_sim::math::{Region, Vector};
 use murmuration_sim::prelude::*;
 
 /// Every boid's state is finite.
@@ -31,10 +36,11 @@ fn a_nan_or_infinite_boid_is_repaired_and_spreads_nothing() {
     step(&mut app, 2);
     let all = boids(&mut app);
     let centre = bounds.rect.center();
-    app.world_mut().get_mut::<Position>(all[0].0).unwrap().0 = Vec2::new(f32::NAN, 3.0);
-    app.world_mut().get_mut::<Position>(all[1].0).unwrap().0 = Vec2::splat(f32::INFINITY);
-    app.world_mut().get_mut::<Velocity>(all[2].0).unwrap().0 = Vec2::new(0.0, f32::NEG_INFINITY);
-    app.world_mut().get_mut::<Acceleration>(all[3].0).unwrap().0 = Vec2::NAN;
+    app.world_mut().get_mut::<Position>(all[0].0).unwrap().0 = xyz([f32::NAN, 3.0, 3.0]);
+    app.world_mut().get_mut::<Position>(all[1].0).unwrap().0 = Vector::splat(f32::INFINITY);
+    app.world_mut().get_mut::<Velocity>(all[2].0).unwrap().0 =
+        xyz([0.0, f32::NEG_INFINITY, f32::NEG_INFINITY]);
+    app.world_mut().get_mut::<Acceleration>(all[3].0).unwrap().0 = Vector::NAN;
     step(&mut app, 1);
     // Parked: a bad position goes to the centre of the bounds (and the boid flies on from there).
     let p0 = app.world().get::<Position>(all[0].0).unwrap().0;
@@ -51,11 +57,11 @@ fn boids_on_exactly_the_same_spot_come_apart() {
         SimulationBounds::wrap(rect(400.0, 400.0)),
     );
     let ids: Vec<Entity> = (0..5)
-        .map(|_| spawn_boid(&mut app, Vec2::splat(200.0), Vec2::new(60.0, 0.0), 0))
+        .map(|_| spawn_boid(&mut app, Vector::splat(200.0), xyz([60.0, 0.0, 0.0]), 0))
         .collect();
     step(&mut app, 60);
     assert_all_finite(&mut app);
-    let positions: Vec<Vec2> = ids
+    let positions: Vec<Vector> = ids
         .iter()
         .map(|&e| app.world().get::<Position>(e).unwrap().0)
         .collect();
@@ -121,12 +127,15 @@ fn fields_of_view_of_0_and_360_work() {
 #[test]
 fn zero_size_and_inverted_bounds_are_fixed() {
     for rect in [
-        Rect::new(100.0, 100.0, 100.0, 100.0),
-        Rect {
-            min: Vec2::new(300.0, 200.0),
-            max: Vec2::new(-300.0, -200.0),
+        Region::from_corners(Vector::splat(100.0), Vector::splat(100.0)),
+        Region {
+            min: xyz([300.0, 200.0, 100.0]),
+            max: xyz([-300.0, -200.0, -100.0]),
         },
-        Rect::new(0.0, 0.0, f32::NAN, 10.0),
+        Region {
+            min: Vector::ZERO,
+            max: xyz([f32::NAN, 10.0, 10.0]),
+        },
     ] {
         for bounds in [
             SimulationBounds::wrap(rect),
@@ -137,7 +146,7 @@ fn zero_size_and_inverted_bounds_are_fixed() {
             step(&mut app, 50);
             assert_all_finite(&mut app);
             let fixed = app.world().resource::<SimulationBounds>().rect;
-            assert!(fixed.width() >= 1.0 && fixed.height() >= 1.0, "{fixed:?}");
+            assert!(fixed.size().min_element() >= 1.0, "{fixed:?}");
         }
     }
 }
@@ -147,7 +156,7 @@ fn no_boids_and_one_boid_work() {
     let mut app = app(FlockParams::default(), SimulationBounds::default());
     step(&mut app, 10);
     assert_eq!(app.world().resource::<FlockStats>().boids, 0);
-    let lonely = spawn_boid(&mut app, Vec2::ZERO, Vec2::new(50.0, 50.0), 0);
+    let lonely = spawn_boid(&mut app, Vector::ZERO, xyz([50.0, 50.0, 50.0]), 0);
     step(&mut app, 100);
     assert_all_finite(&mut app);
     let stats = app.world().resource::<FlockStats>();
@@ -173,8 +182,13 @@ fn a_boid_far_outside_the_bounds_comes_back() {
         SimulationBounds::turn_back(rect),
     ] {
         let mut app = app(FlockParams::default(), bounds);
-        let far = spawn_boid(&mut app, Vec2::new(1e6, -3e5), Vec2::new(10.0, 0.0), 0);
-        spawn_boid(&mut app, Vec2::new(200.0, 150.0), Vec2::new(0.0, 50.0), 0);
+        let far = spawn_boid(&mut app, xyz([1e6, -3e5, -3e5]), xyz([10.0, 0.0, 0.0]), 0);
+        spawn_boid(
+            &mut app,
+            xyz([200.0, 150.0, 150.0]),
+            xyz([0.0, 50.0, 50.0]),
+            0,
+        );
         step(&mut app, 1);
         let p = app.world().get::<Position>(far).unwrap().0;
         assert!(bounds.rect.contains(p), "{p} under {:?}", bounds.edges);
@@ -190,7 +204,7 @@ fn a_five_second_frame_is_a_tenth_of_a_second_step() {
     app.add_plugins(MinimalPlugins)
         .add_plugins(BoidsPlugins::new(Update).with_bounds(SimulationBounds::wrap(rect(1e5, 1e5))))
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs(5)));
-    let b = spawn_boid(&mut app, Vec2::splat(5e4), Vec2::new(100.0, 0.0), 0);
+    let b = spawn_boid(&mut app, Vector::splat(5e4), xyz([100.0, 0.0, 0.0]), 0);
     app.update();
     app.update();
     let before = app.world().get::<Position>(b).unwrap().0;
@@ -203,7 +217,7 @@ fn a_five_second_frame_is_a_tenth_of_a_second_step() {
     );
     // In `FixedUpdate`, Bevy's virtual clock already caps a frame at 0.25 s: a handful of steps.
     let mut app = app_fixed();
-    let b = spawn_boid(&mut app, Vec2::splat(5e4), Vec2::new(100.0, 0.0), 0);
+    let b = spawn_boid(&mut app, Vector::splat(5e4), xyz([100.0, 0.0, 0.0]), 0);
     app.update();
     app.update();
     let steps = app.world().resource::<FlockStats>().steps;
@@ -229,8 +243,8 @@ fn unknown_species_ids_are_just_another_species() {
     for (i, species) in [0u16, 7, 999, u16::MAX].into_iter().enumerate() {
         spawn_boid(
             &mut app,
-            Vec2::new(100.0 + i as f32 * 10.0, 150.0),
-            Vec2::X * 50.0,
+            xyz([100.0 + i as f32 * 10.0, 150.0, 150.0]),
+            Vector::X * 50.0,
             species,
         );
     }
@@ -244,16 +258,16 @@ fn an_arrive_target_on_the_unit_itself_keeps_it_still() {
         FlockParams::default(),
         SimulationBounds::turn_back(rect(300.0, 300.0)),
     );
-    let unit = spawn_boid(&mut app, Vec2::splat(150.0), Vec2::ZERO, 0);
+    let unit = spawn_boid(&mut app, Vector::splat(150.0), Vector::ZERO, 0);
     app.world_mut()
         .entity_mut(unit)
-        .insert(Arrive::new(Vec2::splat(150.0)));
+        .insert(Arrive::new(Vector::splat(150.0)));
     step(&mut app, 100);
     assert_eq!(
         app.world().get::<Position>(unit).unwrap().0,
-        Vec2::splat(150.0)
+        Vector::splat(150.0)
     );
-    assert_eq!(app.world().get::<Velocity>(unit).unwrap().0, Vec2::ZERO);
+    assert_eq!(app.world().get::<Velocity>(unit).unwrap().0, Vector::ZERO);
 }
 
 #[test]
@@ -266,8 +280,8 @@ fn a_hunter_with_no_boids_left_just_coasts() {
         .world_mut()
         .spawn((
             Hunter::default(),
-            Position(Vec2::splat(150.0)),
-            Velocity(Vec2::X * 20.0),
+            Position(Vector::splat(150.0)),
+            Velocity(Vector::X * 20.0),
         ))
         .id();
     step(&mut app, 100);
