@@ -1,9 +1,14 @@
 //! Each of the three rules on its own does what the tutorial says it does.
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 mod common;
 
 use bevy::prelude::*;
 use common::*;
+use murmuration_sim::math::Region;
 use murmuration_sim::metrics::{Members, mean_nearest_neighbour_distance, polarization};
 use murmuration_sim::prelude::*;
 
@@ -22,7 +27,7 @@ fn nn_distance(app: &mut App) -> f32 {
 
 #[test]
 fn alignment_alone_polarizes_the_flock() {
-    let bounds = SimulationBounds::wrap(rect(500.0, 500.0));
+    let bounds = SimulationBounds::wrap(world_as_crowded_as(500.0, 500.0));
     let mut app = flock_app(only_rules(0.0, 1.0, 0.0), bounds, 400, 11);
     step(&mut app, 1);
     let start = polarization_of(&mut app);
@@ -38,15 +43,13 @@ fn alignment_alone_polarizes_the_flock() {
 
 #[test]
 fn separation_alone_disperses_the_flock() {
-    // Packed into a 120 x 120 square in a big world.
-    let bounds = SimulationBounds::wrap(rect(800.0, 800.0));
+    // Packed into a 120 x 120 square (as crowded a cube in 3D) in a big world.
+    let bounds = SimulationBounds::wrap(world_as_crowded_as(800.0, 800.0));
     let mut app = app(only_rules(1.6, 0.0, 0.0), bounds);
+    let packed = Region::from_center_size(bounds.rect.center(), as_crowded_as(120.0, 120.0));
     app.world_mut()
         .commands()
-        .queue(FlockSpawn::new(300, 12).with_region(Rect::from_center_size(
-            Vec2::splat(400.0),
-            Vec2::splat(120.0),
-        )));
+        .queue(FlockSpawn::new(300, 12).with_region(packed));
     step(&mut app, 1);
     let start = nn_distance(&mut app);
     step(&mut app, 300);
@@ -61,7 +64,7 @@ fn separation_alone_disperses_the_flock() {
 fn cohesion_alone_clumps_the_flock() {
     // Sparse to begin with (mean spacing 70, perception 50), so the flock starts as many small
     // groups: cohesion pulls them into fewer, tighter clumps.
-    let bounds = SimulationBounds::wrap(rect(1000.0, 1000.0));
+    let bounds = SimulationBounds::wrap(world_as_crowded_as(1000.0, 1000.0));
     let mut app = flock_app(only_rules(0.0, 0.0, 0.9), bounds, 200, 13);
     step(&mut app, 1);
     let start = nn_distance(&mut app);
@@ -82,7 +85,7 @@ fn cohesion_alone_clumps_the_flock() {
 
 #[test]
 fn all_three_rules_make_an_ordered_flock_that_keeps_its_distance() {
-    let bounds = SimulationBounds::wrap(rect(600.0, 600.0));
+    let bounds = SimulationBounds::wrap(world_as_crowded_as(600.0, 600.0));
     let mut app = flock_app(FlockParams::default(), bounds, 400, 14);
     step(&mut app, 900);
     let p = polarization_of(&mut app);

@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use murmuration_sim::math::{Region, Vector, per_axis};
+use murmuration_sim::math::{DIM, Region, Vector, per_axis};
 use murmuration_sim::prelude::*;
 
 /// A headless app with the plugin in `FixedUpdate`; every `update()` runs exactly one step of
@@ -67,6 +67,23 @@ pub fn boids(app: &mut App) -> Vec<(Entity, Vector, Vector)> {
 /// A world rectangle from (0, 0) to (`w`, `h`); in 3D a box `h` deep.
 pub fn rect(w: f32, h: f32) -> Region {
     Region::from_corners(Vector::ZERO, xyz([w, h, h]))
+}
+
+/// The size of a world as crowded as the `w` x `h` rectangle for a flock that sees 50 units
+/// (the default perception radius): the rectangle in 2D; in 3D a cube whose volume makes a
+/// perception ball hold as many boids as the disc does in the rectangle
+/// (`side^3 = 4/3 * 50 * w * h`), so that a test asks the same of a flock in both dimensions.
+pub fn as_crowded_as(w: f32, h: f32) -> Vector {
+    if DIM == 2 {
+        xyz([w, h, 0.0])
+    } else {
+        Vector::splat((4.0 / 3.0 * 50.0 * w * h).cbrt())
+    }
+}
+
+/// A world from the origin, as crowded as the `w` x `h` rectangle ([`as_crowded_as`]).
+pub fn world_as_crowded_as(w: f32, h: f32) -> Region {
+    Region::from_corners(Vector::ZERO, as_crowded_as(w, h))
 }
 
 /// The first coordinates of `[x, y, z]` (2D drops `z`): how a test shared by both dimensions
