@@ -2,109 +2,48 @@
 //!
 //! `cargo run --release --example stress -- --boids 100000 --steps 300 [--threads 2]
 //! [--area-per-boid 1250] [--clustered] [--brute-force] [--seed 1] [--settle 3000]
-//! [--case one-point|one-cell|line|outside|huge-radius|all-hunters] [--quick-start] [--window]`
+//! [--case one-point|one-cell|line|outside|huge-radius|all-hunters] [--quick-start] [--3d]
+//! [--window]`
 //!
 //! Headless, it builds the flock of `murmuration_harness::stress` (the starlings preset, two species,
 //! a wrapping world at about 12 neighbours per boid), lets it fly `--settle` steps first if asked
 //! (a flock after a minute of flight, rather than the fresh one), warms up, times `--steps` updates
 //! and prints the medians. `--quick-start` builds the app as the README's quick start does
 //! (Bevy's multi-threaded executor; without `--threads`, Bevy's default task pools) instead of the
-//! tuned one (single-threaded executor, every core in the compute pool). With `--window` it draws the same flock and prints the mean frame time
-//! beside the simulation's share of it.
+//! tuned one (single-threaded executor, every core in the compute pool). `--3d` times the same
+//! flock in 3D (`murmuration_sim3d`: a cube as crowded, about as many neighbours per boid). With
+//! `--window` it draws the 2D flock and prints the mean frame time beside the simulation's share
+//! of it.
 
 use bevy::app::TaskPoolPlugin;
 use bevy::prelude::*;
 use bevy::window::{PresentMode, WindowResolution};
-use bevy_murmuration::neighbours::NeighbourSearch;
 use bevy_murmuration::prelude::*;
 use bevy_murmuration::render::{BoidsRenderPlugin, CapturePlugin, FlockLook};
-use murmuration_harness::stress::{Pathology, StressFlock, StressReport, task_pool_options};
-
-/// What the command line asked for.
-#[derive(Debug, Clone)]
-struct Args {
-    flock: StressFlock,
-    steps: usize,
-    threads: Option<usize>,
-    /// Steps flown before the timing starts.
-    settle: usize,
-    /// The app as the quick start builds it (multi-threaded executor, default task pools).
-    quick_start: bool,
-    window: bool,
-}
-
-fn parse() -> Args {
-    let all: Vec<String> = std::env::args().skip(1).collect();
-    let mut args = Args {
-        flock: StressFlock::new(100_000),
-        steps: 300,
-        threads: None,
-        settle: 0,
-        quick_start: false,
-        window: false,
-    };
-    let mut i = 0;
-    let number = |i: usize, name: &str| -> u64 {
-        all.get(i + 1)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("{name} needs a number"))
-    };
-    while i < all.len() {
-        match all[i].as_str() {
-            "--boids" => args.flock.boids = number(i, "--boids") as usize,
-            "--steps" => args.steps = number(i, "--steps") as usize,
-            "--settle" => args.settle = number(i, "--settle") as usize,
-            "--threads" => args.threads = Some(number(i, "--threads") as usize),
-            "--seed" => args.flock.seed = number(i, "--seed"),
-            "--area-per-boid" => args.flock.area_per_boid = number(i, "--area-per-boid") as f32,
-            "--clustered" => args.flock.clustered = true,
-            "--case" => {
-                let name = all.get(i + 1).map(String::as_str).unwrap_or("");
-                let case = Pathology::ALL.iter().find(|(n, _)| *n == name);
-                args.flock.pathology = Some(case.unwrap_or_else(|| panic!("no case {name}")).1);
-            }
-            "--brute-force" => args.flock.search = NeighbourSearch::BruteForce,
-            "--window" => args.window = true,
-            "--quick-start" => args.quick_start = true,
-            other => panic!(
-                "unknown flag {other}; use --boids N --steps N --threads N --seed N \
-                 --area-per-boid N --settle N --case NAME --clustered --brute-force --quick-start \
-                 --window"
-            ),
-        }
-        i += if matches!(
-            all[i].as_str(),
-            "--clustered" | "--brute-force" | "--window" | "--quick-start"
-        ) {
-            1
-        } else {
-            2
-        };
-    }
-    args
-}
+use murmuration_harness::stress::{StressArgs, every_core, task_pool_options};
 
 fn main() -> AppExit {
-    let args = parse();
+    let all: Vec<String> = std::env::args().skip(1).collect();
+    let args = StressArgs::parse(&all);
     if args.window {
+        assert!(!args.three_d, "--window draws the 2D flock only");
         return windowed(&args);
     }
-    let mut app = if args.quick_start {
-        args.flock.quick_start_app(args.threads)
+    // The 3D flock: the same command line, read by the harness built over the 3D simulation.
+    let report = if args.three_d {
+        murmuration_harness3d::stress::StressArgs::parse(&all)
+            .run_headless()
+            .to_string()
     } else {
-        args.flock.app(args.threads.or(every_core()))
+        args.run_headless().to_string()
     };
-    for _ in 0..args.settle {
-        app.update();
-    }
-    let report = StressReport::measure(&mut app, args.steps);
     println!("{report}");
     AppExit::Success
 }
 
 /// The same flock in a window, drawn as sprites of one shared image (one batch), for
 /// `--steps` frames; prints the mean frame time and the simulation's share of it.
-fn windowed(args: &Args) -> AppExit {
+fn windowed(args: &StressArgs) -> AppExit {
     let flock = &args.flock;
     let pixel = flock.bounds().rect.height() / 720.0;
     let mut app = App::new();
@@ -193,9 +132,4 @@ fn time_frames(
         );
         exit.write(AppExit::Success);
     }
-}
-
-/// Every core, for the tuned app's threads where `--threads` does not say.
-fn every_core() -> Option<usize> {
-    std::thread::available_parallelism().ok().map(|n| n.get())
 }

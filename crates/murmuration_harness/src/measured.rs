@@ -3,7 +3,13 @@
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
+use murmuration_sim::math::{DIM, Region, Vector};
 use murmuration_sim::prelude::*;
+
+/// `[f(0), f(1), ...]`, one per axis.
+fn fill(f: impl FnMut(usize) -> f32) -> [f32; DIM] {
+    core::array::from_fn(f)
+}
 
 /// A headless run to measure: a flock flown from its seed in its own app for `seconds` of
 /// simulated time at `steps_per_second`.
@@ -21,11 +27,13 @@ pub struct MeasuredRun {
     pub steps_per_second: f64,
     /// An [`Attractor`] here pulls the whole flock together (as the starlings example's roost),
     /// or none.
-    pub roost: Option<Vec2>,
+    pub roost: Option<Vector>,
 }
 
 impl MeasuredRun {
-    /// World area a boid in [`Self::steady`]: 1200 x 900 for 1,000 boids.
+    /// World area a boid in [`Self::steady`]: 1200 x 900 for 1,000 boids. (In 3D the world is
+    /// as crowded for a perception radius of 50: a box of the same shape, 900 deep, whose
+    /// volume is `4/3 * 50` times the area.)
     pub const AREA_PER_BOID: f32 = 1080.0;
 
     /// The steady-state run of the `report` example and the spacing tests: `boids` boids from
@@ -33,13 +41,20 @@ impl MeasuredRun {
     /// the middle of it (70% of its width and height, about twice its mean density), flown for 60 simulated seconds at 60 steps a second; `pulled`, with an
     /// [`Attractor`] at the centre of the world (as the starlings example's roost).
     pub fn steady(params: FlockParams, boids: usize, seed: u64, pulled: bool) -> Self {
-        let size = Vec2::new(1200.0, 900.0) * (boids as f32 * Self::AREA_PER_BOID / 1.08e6).sqrt();
-        let world = Rect::from_corners(Vec2::ZERO, size);
+        let shape = Vector::from_array(fill(|axis| [1200.0, 900.0, 900.0][axis]));
+        let per_boid = if DIM == 2 {
+            Self::AREA_PER_BOID
+        } else {
+            4.0 / 3.0 * 50.0 * Self::AREA_PER_BOID
+        };
+        let shape_measure = shape.to_array().iter().product::<f32>();
+        let size = shape * (boids as f32 * per_boid / shape_measure).powf(1.0 / DIM as f32);
+        let world = Region::from_corners(Vector::ZERO, size);
         Self {
             params,
             bounds: SimulationBounds::wrap(world),
             population: FlockPopulation {
-                region: Some(Rect::from_center_size(world.center(), size * 0.7)),
+                region: Some(Region::from_center_size(world.center(), size * 0.7)),
                 ..FlockPopulation::new(boids, seed)
             },
             seconds: 60.0,

@@ -12,6 +12,7 @@ use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 use bevy::time::TimeUpdateStrategy;
 
+use murmuration_sim::math::{DIM, Region, Vector};
 use murmuration_sim::prelude::*;
 
 /// World area per boid, square world units. With the starlings' 70-unit perception radius and
@@ -102,36 +103,51 @@ impl StressFlock {
         params
     }
 
-    /// The world's side.
+    /// The world's side (at least 400): a square of `boids * area_per_boid` square units, or in
+    /// 3D the cube as crowded for the starlings' perception radius `r`, whose perception balls
+    /// hold as many boids as the discs do in 2D (`side^3 = boids * 4/3 r area_per_boid`).
     fn side(&self) -> f32 {
-        (self.boids as f32 * self.area_per_boid).sqrt().max(400.0)
+        let r = FlockParams::starlings().perception_radius;
+        let per_boid = if DIM == 2 {
+            self.area_per_boid
+        } else {
+            4.0 / 3.0 * r * self.area_per_boid
+        };
+        (self.boids as f32 * per_boid)
+            .powf(1.0 / DIM as f32)
+            .max(400.0)
     }
 
-    /// A square wrapping world of `boids * area_per_boid` square units (at least 400 across).
+    /// A square (in 3D a cube) wrapping world of [`Self::side`].
     pub fn bounds(&self) -> SimulationBounds {
-        let side = self.side();
-        SimulationBounds::wrap(Rect::new(0.0, 0.0, side, side))
+        SimulationBounds::wrap(Region::from_corners(
+            Vector::ZERO,
+            Vector::splat(self.side()),
+        ))
     }
 
-    /// Where the boids start: the whole world, or a square four perception radii across in its
-    /// middle when clustered, or where the [`Pathology`] puts them.
-    pub fn region(&self) -> Rect {
+    /// Where the boids start: the whole world, or a square (cube) four perception radii across
+    /// in its middle when clustered, or where the [`Pathology`] puts them.
+    pub fn region(&self) -> Region {
         let rect = self.bounds().rect;
         let c = rect.center();
         match self.pathology {
-            Some(Pathology::OnePoint) => return Rect::from_center_size(c, Vec2::ZERO),
-            Some(Pathology::OneCell) => return Rect::from_center_size(c, Vec2::ONE),
+            Some(Pathology::OnePoint) => return Region::from_center_size(c, Vector::ZERO),
+            Some(Pathology::OneCell) => return Region::from_center_size(c, Vector::ONE),
             Some(Pathology::Line) => {
-                return Rect::new(rect.min.x, c.y, rect.max.x, c.y);
+                // Along x through the centre.
+                let (mut from, mut to) = (c, c);
+                (from.x, to.x) = (rect.min.x, rect.max.x);
+                return Region::from_corners(from, to);
             }
             Some(Pathology::Outside) => {
-                return Rect::from_center_size(rect.max + Vec2::splat(1e6), rect.size());
+                return Region::from_center_size(rect.max + Vector::splat(1e6), rect.size());
             }
             Some(Pathology::HugeRadius | Pathology::AllHunters) | None => {}
         }
         if self.clustered {
-            let half = Vec2::splat(2.0 * self.params().perception_radius);
-            Rect::from_center_half_size(rect.center(), half.min(rect.half_size()))
+            let size = Vector::splat(4.0 * self.params().perception_radius);
+            Region::from_center_size(rect.center(), size.min(rect.size()))
         } else {
             rect
         }
@@ -185,6 +201,100 @@ impl StressFlock {
             flock: None,
         }
     }
+}
+
+/// What the `stress` example's command line asks for (see the example's docs).
+#[derive(Debug, Clone)]
+pub struct StressArgs {
+    /// The flock.
+    pub flock: StressFlock,
+    /// Steps timed.
+    pub steps: usize,
+    /// Threads working on each step (`None`: every core).
+    pub threads: Option<usize>,
+    /// Steps flown before the timing starts.
+    pub settle: usize,
+    /// The app as the quick start builds it (multi-threaded executor, default task pools).
+    pub quick_start: bool,
+    /// Draw it in a window instead (the example's own part).
+    pub window: bool,
+    /// Time the flock in 3D.
+    pub three_d: bool,
+}
+
+impl StressArgs {
+    /// Reads the command line `all` (without the program's name); panics on a flag it does not
+    /// know, naming the ones it does.
+    pub fn parse(all: &[String]) -> Self {
+        let mut args = Self {
+            flock: StressFlock::new(100_000),
+            steps: 300,
+            threads: None,
+            settle: 0,
+            quick_start: false,
+            window: false,
+            three_d: false,
+        };
+        let mut i = 0;
+        let number = |i: usize, name: &str| -> u64 {
+            all.get(i + 1)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("{name} needs a number"))
+        };
+        while i < all.len() {
+            match all[i].as_str() {
+                "--boids" => args.flock.boids = number(i, "--boids") as usize,
+                "--steps" => args.steps = number(i, "--steps") as usize,
+                "--settle" => args.settle = number(i, "--settle") as usize,
+                "--threads" => args.threads = Some(number(i, "--threads") as usize),
+                "--seed" => args.flock.seed = number(i, "--seed"),
+                "--area-per-boid" => args.flock.area_per_boid = number(i, "--area-per-boid") as f32,
+                "--clustered" => args.flock.clustered = true,
+                "--case" => {
+                    let name = all.get(i + 1).map(String::as_str).unwrap_or("");
+                    let case = Pathology::ALL.iter().find(|(n, _)| *n == name);
+                    args.flock.pathology = Some(case.unwrap_or_else(|| panic!("no case {name}")).1);
+                }
+                "--brute-force" => args.flock.search = NeighbourSearch::BruteForce,
+                "--3d --window" => args.window = true,
+                "--quick-start" => args.quick_start = true,
+                "--3d" => args.three_d = true,
+                other => panic!(
+                    "unknown flag {other}; use --boids N --steps N --threads N --seed N \
+                 --area-per-boid N --settle N --case NAME --clustered --brute-force --quick-start \
+                 --3d --window"
+                ),
+            }
+            i += if matches!(
+                all[i].as_str(),
+                "--clustered" | "--brute-force" | "--3d --window" | "--quick-start"
+            ) {
+                1
+            } else {
+                2
+            };
+        }
+        args
+    }
+
+    /// The headless run: the app (as the quick start builds it, or tuned with every core where
+    /// `threads` does not say), `settle` steps flown, then `steps` timed.
+    pub fn run_headless(&self) -> StressReport {
+        let mut app = if self.quick_start {
+            self.flock.quick_start_app(self.threads)
+        } else {
+            self.flock.app(self.threads.or(every_core()))
+        };
+        for _ in 0..self.settle {
+            app.update();
+        }
+        StressReport::measure(&mut app, self.steps)
+    }
+}
+
+/// Every core, for the tuned app's threads where `--threads` does not say.
+pub fn every_core() -> Option<usize> {
+    std::thread::available_parallelism().ok().map(|n| n.get())
 }
 
 /// Makes every boid a [`Hunter`] as soon as it is spawned ([`Pathology::AllHunters`]).

@@ -108,13 +108,38 @@ pub fn place(transform: &mut Transform, at: Vec3) -> bool {
 }
 
 /// The rotation that turns +x to face along `v` and keeps +y as near up as it can (a yaw about
-/// +y, then a pitch; no roll): `None` for a zero or non-finite `v`.
+/// +y, then a pitch about the turned z; no roll): `None` for a zero or non-finite `v`.
+///
+/// Without trigonometry, as the 2D heading: each turn's quaternion from the cosine and sine of
+/// its angle by the half-angle formulas. For the unit heading `f` with horizontal length `h`,
+/// the yaw has cosine `f.x / h` and sine `-f.z / h` (none where `f` is vertical), the pitch
+/// cosine `h` and sine `f.y`.
 #[inline]
 pub fn heading_rotation(v: Vec3) -> Option<Quat> {
     let f = v.try_normalize()?;
-    let yaw = (-f.z).atan2(f.x);
-    let pitch = f.y.clamp(-1.0, 1.0).asin();
-    Some(Quat::from_rotation_y(yaw) * Quat::from_rotation_z(pitch))
+    let h = (f.x * f.x + f.z * f.z).sqrt();
+    let (cos_yaw, sin_yaw) = if h > 0.0 {
+        (f.x / h, -f.z / h)
+    } else {
+        (1.0, 0.0)
+    };
+    let (ys, yc) = half_angle(cos_yaw, sin_yaw);
+    let (ps, pc) = half_angle(h, f.y);
+    Some(Quat::from_xyzw(0.0, ys, 0.0, yc) * Quat::from_xyzw(0.0, 0.0, ps, pc))
+}
+
+/// `(sin(a / 2), cos(a / 2))` of the angle `a` with cosine `cos` and sine `sin`: the sine as
+/// `sin / (2 cos(a / 2))` for small angles, where `sqrt((1 - cos) / 2)` would lose its digits to
+/// the subtraction.
+#[inline(always)]
+fn half_angle(cos: f32, sin: f32) -> (f32, f32) {
+    let half_cos = ((1.0 + cos) * 0.5).max(0.0).sqrt();
+    let half_sin = if half_cos > 0.5 {
+        sin / (2.0 * half_cos)
+    } else {
+        ((1.0 - cos) * 0.5).max(0.0).sqrt().copysign(sin)
+    };
+    (half_sin, half_cos)
 }
 
 /// The [`heading_rotation`]s of `N` velocities.
@@ -164,4 +189,31 @@ pub fn side_toward(to_obstacle: Vec3, to_target: Vec3) -> Vec3 {
 pub fn turn_side<R: Real>(heading: Coords<R>, a: Coords<R>) -> Coords<R> {
     let across = a - heading.scale(a.dot(heading));
     across.normalize_or(left_of(heading))
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy::prelude::*;
+
+    use super::heading_rotation;
+    use crate::dim3::random_direction;
+
+    /// The heading turns +x onto the velocity and keeps the boid's up (+y) in the vertical
+    /// plane through the heading (no roll), for random and for axis-aligned headings.
+    #[test]
+    fn the_heading_faces_the_velocity_without_roll() {
+        let mut rng = <rand::rngs::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(4);
+        let axes = [Vec3::X, -Vec3::X, Vec3::Z, -Vec3::Z, Vec3::Y, -Vec3::Y];
+        let random = (0..500).map(|_| random_direction(&mut rng) * 37.0);
+        for v in axes.into_iter().chain(random) {
+            let q = heading_rotation(v).unwrap();
+            let f = v.normalize();
+            assert!((q * Vec3::X - f).length() < 1e-4, "{v}: {}", q * Vec3::X);
+            assert!((q.length() - 1.0).abs() < 1e-4);
+            // No roll: the turned z stays horizontal.
+            assert!((q * Vec3::Z).y.abs() < 1e-4, "{v}: rolled");
+        }
+        assert_eq!(heading_rotation(Vec3::ZERO), None);
+        assert_eq!(heading_rotation(Vec3::NAN), None);
+    }
 }

@@ -565,7 +565,7 @@ impl LaneLoops {
 simd_targets! {
     /// The lane loops built for this CPU's SIMD (see [`LaneLoops`]).
     fn dispatched_lane_loops() -> LaneLoops {
-        let wide = multiversion::target::target_cfg_f!(target_feature = "avx512f");
+        let wide = multiversion::target::target_cfg_f!(target_feature = "avx512f") && DIM == 2;
         // NOTE: "avx2", which the targets name; "avx", which it implies, reads as false here.
         let avx = multiversion::target::target_cfg_f!(target_feature = "avx2");
         lane_loops!(wide, avx, #[multiversion::inherit_target], #[inline(never)])
