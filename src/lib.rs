@@ -12,6 +12,23 @@ pub use murmuration_render as render;
 #[cfg(feature = "egui")]
 pub use murmuration_egui as egui;
 
+/// The 3D simulation and its drawing (feature `3d`): the same simulation as the 2D one, built
+/// over `Vec3` (`murmuration_sim3d`), with low-poly meshes, banking and an orbit camera
+/// (`murmuration_render3d`). `use bevy_murmuration::d3::prelude::*;` instead of the 2D prelude.
+#[cfg(feature = "3d")]
+pub mod d3 {
+    /// Drawing in 3D.
+    pub use murmuration_render3d as render;
+    /// The simulation in 3D: the same components, resources and plugins as [`crate::sim`].
+    pub use murmuration_sim3d as sim;
+
+    /// `use bevy_murmuration::d3::prelude::*;` brings the 3D plugins, components and resources.
+    pub mod prelude {
+        pub use murmuration_render3d::prelude::*;
+        pub use murmuration_sim3d::prelude::*;
+    }
+}
+
 /// `use bevy_murmuration::prelude::*;` brings the plugins, the components and the resources of
 /// every enabled feature.
 pub mod prelude {

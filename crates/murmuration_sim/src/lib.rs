@@ -91,7 +91,7 @@ pub use rts::{MoveOrder, OrderMarker, Selected, Unit, UnitCommand, UnitSettings}
 pub use rules::NeighbourSums;
 pub use spawn::{FlockIndex, FlockSpawn, spawn_flock};
 pub use stats::FlockStats;
-pub use systems::sync::{TransformInterpolation, heading_rotation};
+pub use systems::sync::{TransformInterpolation, TransformSync, heading_rotation};
 pub use table::{FlockRow, FlockTable, Perception};
 
 /// `use murmuration_sim::prelude::*;` brings the plugins, the components and the resources.

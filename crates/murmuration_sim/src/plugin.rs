@@ -301,7 +301,9 @@ impl Plugin for StepPlugin {
         ))
         .add_systems(
             PostUpdate,
-            sync::sync_transforms.before(TransformSystems::Propagate),
+            sync::sync_transforms
+                .in_set(sync::TransformSync)
+                .before(TransformSystems::Propagate),
         );
     }
 }

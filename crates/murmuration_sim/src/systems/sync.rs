@@ -10,6 +10,11 @@ use crate::lanes::fill;
 use crate::math::{DIM, Vector, finite, per_axis};
 use crate::parallel::{DENSE, Parts, for_each_part};
 
+/// The system set of [`sync_transforms`] (in `PostUpdate`, before transform propagation): order
+/// a system after it to adjust what it wrote (a 3D renderer's banking, say).
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TransformSync;
+
 /// Whether `Transform` shows boids between their last two steps (see [`PreviousPosition`]). The
 /// plugin turns it on when the step runs in `FixedUpdate`, where frames and steps do not line up.
 #[derive(Resource, Reflect, Debug, Clone, Copy, PartialEq, Eq)]

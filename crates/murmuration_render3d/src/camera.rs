@@ -1,0 +1,47 @@
+//! [`OrbitCamera`]: a camera that turns round a point (drag with the left mouse button) and
+//! moves in and out (mouse wheel).
+
+use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
+use bevy::prelude::*;
+
+/// Put on a `Camera3d` to orbit `focus` at `distance`, from `yaw` round the vertical and
+/// `pitch` above the horizon (radians). The plugin places the camera every frame.
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct OrbitCamera {
+    /// The point it looks at.
+    pub focus: Vec3,
+    /// How far from it.
+    pub distance: f32,
+    /// Round the vertical, radians.
+    pub yaw: f32,
+    /// Above the horizon, radians (kept within about 85 degrees either way).
+    pub pitch: f32,
+}
+
+impl OrbitCamera {
+    /// Where the camera stands.
+    pub fn eye(&self) -> Vec3 {
+        let (sy, cy) = self.yaw.sin_cos();
+        let (sp, cp) = self.pitch.sin_cos();
+        self.focus + Vec3::new(cp * sy, sp, cp * cy) * self.distance
+    }
+}
+
+/// Turns and zooms each [`OrbitCamera`] from the mouse, and places it.
+pub(crate) fn orbit(
+    buttons: Res<ButtonInput<MouseButton>>,
+    motion: Res<AccumulatedMouseMotion>,
+    scroll: Res<AccumulatedMouseScroll>,
+    mut cameras: Query<(&mut OrbitCamera, &mut Transform)>,
+) {
+    for (mut orbit, mut transform) in &mut cameras {
+        if buttons.pressed(MouseButton::Left) {
+            orbit.yaw -= motion.delta.x * 0.005;
+            orbit.pitch = (orbit.pitch + motion.delta.y * 0.005).clamp(-1.48, 1.48);
+        }
+        if scroll.delta.y != 0.0 {
+            orbit.distance = (orbit.distance * (1.0 - scroll.delta.y * 0.1)).clamp(1.0, 1e6);
+        }
+        *transform = Transform::from_translation(orbit.eye()).looking_at(orbit.focus, Vec3::Y);
+    }
+}

@@ -1,0 +1,131 @@
+//! A school in a tank with rocks, and a shark: the school flows round the rocks and opens round the shark; drag to swim round the tank, scroll to zoom.
+
+use bevy::core_pipeline::tonemapping::Tonemapping;
+use bevy::prelude::*;
+use bevy_murmuration::d3::prelude::*;
+use bevy_murmuration::d3::sim::dim3::Box3;
+use bevy_murmuration::render::CapturePlugin;
+
+/// The tank: 1,200 long, 500 high, 700 deep, its floor at y = 0.
+const TANK: Vec3 = Vec3::new(1200.0, 500.0, 700.0);
+
+/// The rocks: where they are and how big.
+const ROCKS: [(Vec3, f32); 4] = [
+    (Vec3::new(-300.0, 40.0, -100.0), 110.0),
+    (Vec3::new(200.0, 20.0, 150.0), 90.0),
+    (Vec3::new(380.0, 60.0, -180.0), 70.0),
+    (Vec3::new(-60.0, 250.0, 60.0), 45.0),
+];
+
+/// The water's colour, which far fish fade into.
+const WATER: Color = Color::srgb(0.05, 0.22, 0.3);
+
+fn main() {
+    let tank = Box3::from_center_size(Vec3::Y * TANK.y / 2.0, TANK);
+    App::new()
+        .add_plugins(DefaultPlugins.set(WindowPlugin {
+            primary_window: Some(Window {
+                title: "bevy_murmuration: fish in 3D".into(),
+                resolution: (1280, 720).into(),
+                ..default()
+            }),
+            ..default()
+        }))
+        .insert_resource(Time::<Fixed>::from_hz(60.0))
+        .insert_resource(ClearColor(WATER))
+        .insert_resource(GlobalAmbientLight {
+            color: Color::srgb(0.6, 0.8, 0.9),
+            brightness: 500.0,
+            ..default()
+        })
+        .add_plugins(
+            BoidsPlugins::new(FixedUpdate)
+                .with_params(FlockParams::fish())
+                .with_bounds(SimulationBounds {
+                    rect: tank,
+                    edges: Edges::TurnBack {
+                        margin: 90.0,
+                        weight: 2.5,
+                    },
+                }),
+        )
+        .add_plugins(BoidsRender3dPlugin::new(FlockLook3d::fish()))
+        .add_plugins(CapturePlugin)
+        .insert_resource(FlockPopulation {
+            region: Some(Box3::from_center_size(
+                Vec3::new(0.0, 300.0, 0.0),
+                Vec3::new(500.0, 200.0, 300.0),
+            )),
+            ..FlockPopulation::new(1500, 3)
+        })
+        .add_systems(Startup, setup)
+        .run();
+}
+
+fn setup(
+    mut commands: Commands,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+    params: Res<FlockParams>,
+) {
+    commands.spawn((
+        Name::new("Camera"),
+        Camera3d::default(),
+        Tonemapping::ReinhardLuminance,
+        OrbitCamera {
+            focus: Vec3::new(0.0, 220.0, 0.0),
+            distance: 1250.0,
+            yaw: 0.35,
+            pitch: 0.18,
+        },
+        DistanceFog {
+            color: WATER,
+            falloff: FogFalloff::Linear {
+                start: 700.0,
+                end: 2600.0,
+            },
+            ..default()
+        },
+    ));
+    // Light from the surface.
+    commands.spawn((
+        DirectionalLight {
+            color: Color::srgb(0.85, 0.95, 1.0),
+            illuminance: 5000.0,
+            ..default()
+        },
+        Transform::from_xyz(0.3, 1.0, 0.2).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    // The sandy floor.
+    commands.spawn((
+        Mesh3d(meshes.add(Plane3d::default().mesh().size(TANK.x, TANK.z))),
+        MeshMaterial3d(materials.add(StandardMaterial {
+            base_color: Color::srgb(0.6, 0.55, 0.4),
+            perceptual_roughness: 1.0,
+            ..default()
+        })),
+    ));
+    let stone = materials.add(StandardMaterial {
+        base_color: Color::srgb(0.32, 0.32, 0.3),
+        perceptual_roughness: 0.9,
+        ..default()
+    });
+    for (i, (at, radius)) in ROCKS.into_iter().enumerate() {
+        commands.spawn((
+            Name::new(format!("Rock {i}")),
+            Obstacle { radius },
+            Position(at),
+            Mesh3d(meshes.add(Sphere::new(radius).mesh().ico(2).unwrap())),
+            MeshMaterial3d(stone.clone()),
+            Transform::from_translation(at),
+        ));
+    }
+    // A shark cruising a little faster than the fish.
+    commands.spawn((
+        Name::new("Shark"),
+        Hunter::default(),
+        MaxSpeed(params.max_speed * 1.1),
+        Position(Vec3::new(-450.0, 200.0, 200.0)),
+        Velocity(Vec3::new(60.0, 0.0, 0.0)),
+    ));
+}

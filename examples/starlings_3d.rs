@@ -1,0 +1,127 @@
+//! A murmuration in three dimensions above a roost at dusk: thousands of low-poly birds banking through their turns, a hawk among them; drag to fly round it, scroll to zoom.
+
+use bevy::core_pipeline::tonemapping::Tonemapping;
+use bevy::prelude::*;
+use bevy_murmuration::d3::prelude::*;
+use bevy_murmuration::d3::sim::dim3::Box3;
+use bevy_murmuration::render::CapturePlugin;
+
+/// The sky the birds fly in: 2,400 wide and deep, 800 high, above the ground at y = 0.
+const SKY: Vec3 = Vec3::new(2400.0, 800.0, 2400.0);
+
+/// Where the reed bed is, on the ground in the middle.
+const ROOST: Vec3 = Vec3::new(0.0, 120.0, 0.0);
+
+fn main() {
+    let sky = Box3::from_center_size(Vec3::new(0.0, 120.0 + SKY.y / 2.0, 0.0), SKY);
+    App::new()
+        .add_plugins(DefaultPlugins.set(WindowPlugin {
+            primary_window: Some(Window {
+                title: "bevy_murmuration: starlings in 3D".into(),
+                resolution: (1280, 720).into(),
+                ..default()
+            }),
+            ..default()
+        }))
+        .insert_resource(Time::<Fixed>::from_hz(60.0))
+        // A dusk sky: the fog and the background share its colour, so far birds fade into it.
+        .insert_resource(ClearColor(DUSK))
+        .insert_resource(GlobalAmbientLight {
+            color: Color::srgb(0.7, 0.6, 0.7),
+            brightness: 400.0,
+            ..default()
+        })
+        .add_plugins(
+            BoidsPlugins::new(FixedUpdate)
+                // A gentle pull toward the roost keeps the murmuration one wheeling cloud.
+                .with_params(FlockParams {
+                    seek_weight: 0.2,
+                    ..FlockParams::starlings()
+                })
+                // They turn back well before the edge of the sky.
+                .with_bounds(SimulationBounds {
+                    rect: sky,
+                    edges: Edges::TurnBack {
+                        margin: 200.0,
+                        weight: 2.0,
+                    },
+                }),
+        )
+        .add_plugins(BoidsRender3dPlugin::new(FlockLook3d::starlings()))
+        .add_plugins(CapturePlugin)
+        // One cloud to start with, above the roost.
+        .insert_resource(FlockPopulation {
+            region: Some(Box3::from_center_size(
+                ROOST + Vec3::Y * 300.0,
+                Vec3::new(600.0, 250.0, 600.0),
+            )),
+            ..FlockPopulation::new(3000, 1)
+        })
+        .add_systems(Startup, setup)
+        .run();
+}
+
+/// The evening sky's colour.
+const DUSK: Color = Color::srgb(0.55, 0.45, 0.55);
+
+fn setup(
+    mut commands: Commands,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
+    commands.spawn((
+        Name::new("Camera"),
+        Camera3d::default(),
+        Tonemapping::ReinhardLuminance,
+        OrbitCamera {
+            focus: ROOST + Vec3::Y * 300.0,
+            distance: 1500.0,
+            yaw: 0.5,
+            pitch: 0.12,
+        },
+        DistanceFog {
+            color: DUSK,
+            falloff: FogFalloff::Linear {
+                start: 900.0,
+                end: 3600.0,
+            },
+            ..default()
+        },
+    ));
+    // The low sun, behind the cloud.
+    commands.spawn((
+        DirectionalLight {
+            color: Color::srgb(1.0, 0.75, 0.55),
+            illuminance: 6000.0,
+            ..default()
+        },
+        Transform::from_xyz(-1.0, 0.35, -1.0).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    // The fields, and the dark reed bed the birds wheel over.
+    commands.spawn((
+        Mesh3d(meshes.add(Plane3d::default().mesh().size(12_000.0, 12_000.0))),
+        MeshMaterial3d(materials.add(StandardMaterial {
+            base_color: Color::srgb(0.25, 0.27, 0.18),
+            perceptual_roughness: 1.0,
+            ..default()
+        })),
+    ));
+    commands.spawn((
+        Mesh3d(meshes.add(Cylinder::new(260.0, 30.0))),
+        MeshMaterial3d(materials.add(StandardMaterial {
+            base_color: Color::srgb(0.18, 0.16, 0.1),
+            perceptual_roughness: 1.0,
+            ..default()
+        })),
+        Transform::from_xyz(0.0, 15.0, 0.0),
+    ));
+    commands.spawn((Name::new("Roost"), Attractor, Position(ROOST)));
+    // A hawk hunts the cloud (without catching), so it splits and closes up again.
+    commands.spawn((
+        Name::new("Hawk"),
+        Hunter::default(),
+        MaxSpeed(200.0),
+        Position(ROOST + Vec3::new(500.0, 450.0, 300.0)),
+        Velocity(Vec3::new(-150.0, 0.0, 0.0)),
+    ));
+}
