@@ -116,7 +116,7 @@ mod tests {
                 (lo.min(p), hi.max(p))
             });
             assert!((max.x - 5.0).abs() < 1e-4, "{shape:?}: nose at {}", max.x);
-            assert!((min.x + 5.5).abs() < 0.3, "{shape:?}: tail at {}", min.x);
+            assert!(min.x < -5.0 && min.x > -6.0, "{shape:?}: tail at {}", min.x);
             assert!(mesh.attribute(Mesh::ATTRIBUTE_NORMAL).is_some());
             assert_eq!(points.len() % 3, 0);
         }
