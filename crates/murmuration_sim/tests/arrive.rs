@@ -1,17 +1,21 @@
 //! Arrive: a unit slows down, stops on its target, and stays.
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 mod common;
 
-use bevy::prelude::*;
 use common::*;
+use murmuration_sim::math::Vector;
 use murmuration_sim::prelude::*;
 
 #[test]
 fn a_unit_stops_within_one_unit_of_its_target_and_stays() {
     let bounds = SimulationBounds::turn_back(rect(800.0, 600.0));
     let mut app = app(FlockParams::default(), bounds);
-    let target = Vec2::new(600.0, 400.0);
-    let unit = spawn_boid(&mut app, Vec2::new(100.0, 100.0), Vec2::ZERO, 0);
+    let target = xyz([600.0, 400.0, 400.0]);
+    let unit = spawn_boid(&mut app, xyz([100.0, 100.0, 100.0]), Vector::ZERO, 0);
     app.world_mut().entity_mut(unit).insert(Arrive::new(target));
     let mut top_speed: f32 = 0.0;
     step(&mut app, 64 * 10);
@@ -29,8 +33,8 @@ fn a_unit_stops_within_one_unit_of_its_target_and_stays() {
 fn a_unit_slows_down_inside_the_slow_radius() {
     let bounds = SimulationBounds::turn_back(rect(800.0, 600.0));
     let mut app = app(FlockParams::default(), bounds);
-    let target = Vec2::new(600.0, 300.0);
-    let unit = spawn_boid(&mut app, Vec2::new(100.0, 300.0), Vec2::ZERO, 0);
+    let target = xyz([600.0, 300.0, 300.0]);
+    let unit = spawn_boid(&mut app, xyz([100.0, 300.0, 300.0]), Vector::ZERO, 0);
     app.world_mut().entity_mut(unit).insert(Arrive::new(target));
     let mut far_speed: f32 = 0.0;
     let mut near_speed: Option<f32> = None;
@@ -59,10 +63,14 @@ fn crowd_at_one_target(separation_weight: f32) -> (f32, f32) {
         ..FlockParams::default()
     };
     let mut app = app(params, bounds);
-    let target = Vec2::new(400.0, 300.0);
+    let target = xyz([400.0, 300.0, 300.0]);
     for i in 0..12 {
-        let start = Vec2::new(100.0 + (i % 4) as f32 * 30.0, 100.0 + (i / 4) as f32 * 30.0);
-        let unit = spawn_boid(&mut app, start, Vec2::ZERO, 0);
+        let start = xyz([
+            100.0 + (i % 4) as f32 * 30.0,
+            100.0 + (i / 4) as f32 * 30.0,
+            300.0,
+        ]);
+        let unit = spawn_boid(&mut app, start, Vector::ZERO, 0);
         app.world_mut().entity_mut(unit).insert(Arrive::new(target));
     }
     step(&mut app, 64 * 12);

@@ -1,12 +1,17 @@
 //! Boids flee predators and seek attractors.
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 mod common;
 
 use bevy::prelude::*;
 use common::*;
+use murmuration_sim::math::{Region, Vector};
 use murmuration_sim::prelude::*;
 
-fn mean_distance(app: &mut App, to: Vec2, bounds: &SimulationBounds) -> f32 {
+fn mean_distance(app: &mut App, to: Vector, bounds: &SimulationBounds) -> f32 {
     let all = boids(app);
     all.iter()
         .map(|b| bounds.delta(to, b.1).length())
@@ -16,12 +21,13 @@ fn mean_distance(app: &mut App, to: Vec2, bounds: &SimulationBounds) -> f32 {
 
 /// 150 boids in a square 140 across at the centre of an 800 x 800 wrapping world (queued to
 /// spawn on the first step): the app, the bounds and the centre.
-fn flock_at_the_centre() -> (App, SimulationBounds, Vec2) {
+fn flock_at_the_centre() -> (App, SimulationBounds, Vector) {
     let bounds = SimulationBounds::wrap(rect(800.0, 800.0));
-    let centre = Vec2::splat(400.0);
+    let centre = Vector::splat(400.0);
     let mut app = app(FlockParams::default(), bounds);
     app.world_mut().commands().queue(
-        FlockSpawn::new(150, 31).with_region(Rect::from_center_size(centre, Vec2::splat(140.0))),
+        FlockSpawn::new(150, 31)
+            .with_region(Region::from_center_size(centre, Vector::splat(140.0))),
     );
     (app, bounds, centre)
 }
@@ -43,7 +49,7 @@ fn boids_near_a_predator_move_away_from_it() {
         "mean distance {start} -> {end}"
     );
     // Nearly every boid that started inside the flee radius is now farther out.
-    let after: Vec<(Entity, Vec2, Vec2)> = boids(&mut app);
+    let after: Vec<(Entity, Vector, Vector)> = boids(&mut app);
     let (mut inside, mut fled) = (0, 0);
     for (e, d0) in before {
         if d0 < 100.0 {
@@ -67,7 +73,7 @@ fn without_a_predator_the_same_flock_stays_closer() {
 #[test]
 fn boids_seek_an_attractor() {
     let bounds = SimulationBounds::wrap(rect(800.0, 800.0));
-    let target = Vec2::new(600.0, 300.0);
+    let target = xyz([600.0, 300.0, 300.0]);
     let mut app = flock_app(FlockParams::default(), bounds, 200, 32);
     app.world_mut().spawn((Attractor, Position(target)));
     step(&mut app, 1);
@@ -86,7 +92,8 @@ fn boids_seek_an_attractor() {
 fn boids_flee_a_pack_of_many_predators() {
     let (mut app, bounds, centre) = flock_at_the_centre();
     for i in 0..60 {
-        let at = centre + Vec2::from_angle(i as f32 * 0.1) * (i % 5) as f32;
+        let (sin, cos) = (i as f32 * 0.1).sin_cos();
+        let at = centre + xyz([cos, sin, 0.0]) * (i % 5) as f32;
         app.world_mut().spawn((Predator, Position(at)));
     }
     step(&mut app, 1);

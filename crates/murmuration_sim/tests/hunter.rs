@@ -1,9 +1,14 @@
 //! A hunter seeks the nearest boid through the hash and closes on it; boids flee hunters.
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 mod common;
 
 use bevy::prelude::*;
 use common::*;
+use murmuration_sim::math::Vector;
 use murmuration_sim::prelude::*;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
@@ -12,13 +17,18 @@ use rand::{RngExt, SeedableRng};
 fn a_hunter_closes_on_a_fleeing_boid() {
     let bounds = SimulationBounds::wrap(rect(2000.0, 2000.0));
     let mut app = app(FlockParams::default(), bounds);
-    let prey = spawn_boid(&mut app, Vec2::new(600.0, 500.0), Vec2::new(120.0, 0.0), 0);
+    let prey = spawn_boid(
+        &mut app,
+        xyz([600.0, 500.0, 500.0]),
+        xyz([120.0, 0.0, 0.0]),
+        0,
+    );
     let hunter = app
         .world_mut()
         .spawn((
             Hunter::default(),
-            Position(Vec2::new(300.0, 500.0)),
-            Velocity(Vec2::X * 150.0),
+            Position(xyz([300.0, 500.0, 500.0])),
+            Velocity(Vector::X * 150.0),
         ))
         .id();
     let distance = |app: &App| {
@@ -74,7 +84,7 @@ fn a_hunter_chases_the_nearest_boid_and_the_flock_flees_it() {
     let mut app = flock_app(FlockParams::default(), bounds, 300, 41);
     let hunter = app
         .world_mut()
-        .spawn((Hunter::default(), Position(Vec2::splat(400.0))))
+        .spawn((Hunter::default(), Position(Vector::splat(400.0))))
         .id();
     let mut near_hunter = 0.0;
     for _ in 0..20 {
@@ -110,8 +120,18 @@ fn a_hunter_chases_the_nearest_boid_and_the_flock_flees_it() {
 fn a_hunter_that_is_a_boid_hunts_another() {
     let bounds = SimulationBounds::wrap(rect(2000.0, 2000.0));
     let mut app = app(FlockParams::default(), bounds);
-    let a = spawn_boid(&mut app, Vec2::new(600.0, 500.0), Vec2::new(120.0, 0.0), 0);
-    let b = spawn_boid(&mut app, Vec2::new(700.0, 500.0), Vec2::new(0.0, 120.0), 0);
+    let a = spawn_boid(
+        &mut app,
+        xyz([600.0, 500.0, 500.0]),
+        xyz([120.0, 0.0, 0.0]),
+        0,
+    );
+    let b = spawn_boid(
+        &mut app,
+        xyz([700.0, 500.0, 500.0]),
+        xyz([0.0, 120.0, 120.0]),
+        0,
+    );
     for e in [a, b] {
         app.world_mut().entity_mut(e).insert(Hunter::default());
     }
@@ -129,8 +149,8 @@ fn many_hunters_that_are_boids_each_hunt_the_nearest_other() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(8);
     let mut hunters = Vec::new();
     for _ in 0..60 {
-        let at = Vec2::new(rng.random::<f32>(), rng.random::<f32>()) * 1000.0;
-        let e = spawn_boid(&mut app, at, Vec2::X * 50.0, 0);
+        let at = xyz([0.0; 3].map(|_| rng.random::<f32>())) * 1000.0;
+        let e = spawn_boid(&mut app, at, Vector::X * 50.0, 0);
         app.world_mut().entity_mut(e).insert(Hunter::default());
         hunters.push((e, at));
     }

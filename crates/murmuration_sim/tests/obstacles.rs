@@ -1,5 +1,9 @@
 //! Round obstacles: no boid centre ever enters one.
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 mod common;
 
 use bevy::prelude::*;
@@ -10,10 +14,10 @@ use murmuration_sim::prelude::*;
 fn no_boid_enters_an_obstacle_over_a_long_run() {
     let bounds = SimulationBounds::wrap(rect(600.0, 600.0));
     let obstacles = [
-        (Vec2::new(150.0, 200.0), 40.0),
-        (Vec2::new(400.0, 150.0), 30.0),
-        (Vec2::new(350.0, 420.0), 60.0),
-        (Vec2::new(598.0, 300.0), 25.0), // across the seam
+        (xyz([150.0, 200.0, 200.0]), 40.0),
+        (xyz([400.0, 150.0, 150.0]), 30.0),
+        (xyz([350.0, 420.0, 420.0]), 60.0),
+        (xyz([598.0, 300.0, 300.0]), 25.0), // across the seam
     ];
     let mut app = flock_app(FlockParams::default(), bounds, 400, 21);
     app.world_mut().flush();
@@ -55,8 +59,13 @@ fn a_boid_flying_straight_at_an_obstacle_turns_away_before_touching_it() {
     // then banks away (see `integrate_one`), never touching the obstacle.
     let bounds = SimulationBounds::turn_back(rect(800.0, 400.0));
     let mut app = app(FlockParams::default(), bounds);
-    let b = spawn_boid(&mut app, Vec2::new(100.0, 200.0), Vec2::new(120.0, 0.0), 0);
-    let centre = Vec2::new(400.0, 200.0);
+    let b = spawn_boid(
+        &mut app,
+        xyz([100.0, 200.0, 200.0]),
+        xyz([120.0, 0.0, 0.0]),
+        0,
+    );
+    let centre = xyz([400.0, 200.0, 200.0]);
     app.world_mut()
         .spawn((Obstacle { radius: 50.0 }, Position(centre)));
     let mut closest = f32::INFINITY;
