@@ -19,6 +19,7 @@
 pub mod bank;
 pub mod camera;
 pub mod look;
+pub mod pointer;
 pub mod shapes;
 
 use bevy::prelude::*;
@@ -27,24 +28,40 @@ use murmuration_sim3d::{Boid, Hunter, Species, TransformSync};
 pub use bank::Bank;
 pub use camera::OrbitCamera;
 pub use look::{BodyShape, FlockLook3d};
+pub use pointer::PointerPredator;
 
 /// `use murmuration_render3d::prelude::*;` brings the plugin and what configures it.
 pub mod prelude {
-    pub use crate::{Bank, BodyShape, BoidsRender3dPlugin, FlockLook3d, OrbitCamera};
+    pub use crate::{
+        Bank, BodyShape, BoidsRender3dPlugin, FlockLook3d, OrbitCamera, PointerPredator,
+    };
 }
 
-/// Draws the 3D flock: a mesh for every [`Boid`] and [`Hunter`] as it appears, banking, and the
-/// [`OrbitCamera`] controls.
+/// Draws the 3D flock: a mesh for every [`Boid`] and [`Hunter`] as it appears, banking, the
+/// [`OrbitCamera`] controls, and the mouse as a predator ([`pointer`]).
 #[derive(Debug, Clone)]
 pub struct BoidsRender3dPlugin {
     /// How the flock looks.
     pub look: FlockLook3d,
+    /// Whether the mouse is a predator (on by default).
+    pub pointer_predator: bool,
 }
 
 impl BoidsRender3dPlugin {
-    /// The plugin drawing the flock as `look` says.
+    /// The plugin drawing the flock as `look` says, the mouse a predator.
     pub fn new(look: FlockLook3d) -> Self {
-        Self { look }
+        Self {
+            look,
+            pointer_predator: true,
+        }
+    }
+
+    /// The same, without the mouse as a predator.
+    pub fn without_pointer_predator(self) -> Self {
+        Self {
+            pointer_predator: false,
+            ..self
+        }
     }
 }
 
@@ -59,6 +76,9 @@ impl Plugin for BoidsRender3dPlugin {
                     .after(TransformSync)
                     .before(TransformSystems::Propagate),
             );
+        if self.pointer_predator {
+            app.add_systems(Update, pointer::follow_pointer);
+        }
     }
 }
 
