@@ -1,10 +1,15 @@
 //! The grid against the brute-force oracle: from the same flock, both find the same neighbours
 //! and give the same steering, up to float rounding, in both edge modes and both neighbour modes.
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 mod common;
 
 use bevy::prelude::*;
 use common::*;
+use murmuration_sim::math::{Region, Vector};
 use murmuration_sim::prelude::*;
 
 /// Every boid's steering force in the first step (read between steering and integration), in
@@ -13,7 +18,7 @@ fn forces(
     params: FlockParams,
     bounds: SimulationBounds,
     search: NeighbourSearch,
-) -> (Vec<Vec2>, u64) {
+) -> (Vec<Vector>, u64) {
     let mut app = flock_app(params, bounds, 600, 9);
     app.insert_resource(search);
     // Capture the accelerations between steering and integration.
@@ -30,17 +35,17 @@ fn forces(
 }
 
 #[derive(Resource, Default)]
-struct Captured(Vec<Vec2>);
+struct Captured(Vec<Vector>);
 
 fn capture(mut captured: ResMut<Captured>, boids: Query<(Entity, &Acceleration), With<Boid>>) {
-    let mut all: Vec<(Entity, Vec2)> = boids.iter().map(|(e, a)| (e, a.0)).collect();
+    let mut all: Vec<(Entity, Vector)> = boids.iter().map(|(e, a)| (e, a.0)).collect();
     all.sort_by_key(|b| b.0);
     captured.0 = all.into_iter().map(|b| b.1).collect();
 }
 
 #[test]
 fn grid_and_brute_force_steer_alike() {
-    let rect = Rect::new(0.0, 0.0, 600.0, 450.0);
+    let rect = Region::from_corners(Vector::ZERO, xyz([600.0, 450.0, 450.0]));
     let topological = FlockParams {
         neighbour_mode: NeighbourMode::Topological { k: 7 },
         ..FlockParams::starlings()

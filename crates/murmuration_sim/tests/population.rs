@@ -1,10 +1,15 @@
 //! `FlockPopulation` keeps the flock at its size and species count and resets it from its seed;
 //! `SimulationControl` pauses and single-steps it.
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 mod common;
 
 use bevy::prelude::*;
 use common::*;
+use murmuration_sim::math::Vector;
 use murmuration_sim::prelude::*;
 
 fn population_app(count: usize, species: u16) -> App {
@@ -76,7 +81,7 @@ fn species_follow_the_species_count() {
 fn reset_brings_back_the_first_flock() {
     let mut app = population_app(50, 2);
     step(&mut app, 1);
-    let start: Vec<(Vec2, Vec2)> = sorted_state(&mut app);
+    let start: Vec<(Vector, Vector)> = sorted_state(&mut app);
     step(&mut app, 100);
     assert_ne!(sorted_state(&mut app), start, "the flock moved");
     app.world_mut().write_message(ResetFlock);
@@ -85,7 +90,7 @@ fn reset_brings_back_the_first_flock() {
     assert_eq!(sorted_state(&mut app), start);
 }
 
-fn sorted_state(app: &mut App) -> Vec<(Vec2, Vec2)> {
+fn sorted_state(app: &mut App) -> Vec<(Vector, Vector)> {
     let mut q = app
         .world_mut()
         .query_filtered::<(&FlockIndex, &Position, &Velocity), With<Boid>>();

@@ -1,23 +1,32 @@
 //! Species keep their distance from everyone but align and cohere only with their own kind.
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 mod common;
 
-use bevy::prelude::*;
 use common::*;
+use murmuration_sim::math::Vector;
 use murmuration_sim::prelude::*;
 
 /// A's velocity after one step next to B, who is `offset` away flying along +y.
-fn velocity_of_a_next_to(b_species: u16, offset: Vec2) -> Vec2 {
+fn velocity_of_a_next_to(b_species: u16, offset: Vector) -> Vector {
     let params = FlockParams {
         field_of_view: 360.0,
         ..FlockParams::default()
     };
     let mut app = app(params, SimulationBounds::wrap(rect(600.0, 600.0)));
-    let a = spawn_boid(&mut app, Vec2::new(300.0, 300.0), Vec2::new(100.0, 0.0), 0);
+    let a = spawn_boid(
+        &mut app,
+        xyz([300.0, 300.0, 300.0]),
+        xyz([100.0, 0.0, 0.0]),
+        0,
+    );
     spawn_boid(
         &mut app,
-        Vec2::new(300.0, 300.0) + offset,
-        Vec2::new(0.0, 100.0),
+        xyz([300.0, 300.0, 300.0]) + offset,
+        xyz([0.0, 100.0, 0.0]),
         b_species,
     );
     step(&mut app, 1);
@@ -27,26 +36,26 @@ fn velocity_of_a_next_to(b_species: u16, offset: Vec2) -> Vec2 {
 #[test]
 fn another_species_outside_separation_distance_is_ignored() {
     // 40 apart: inside the perception radius (50), outside the separation distance (25).
-    let v = velocity_of_a_next_to(1, Vec2::new(0.0, 40.0));
+    let v = velocity_of_a_next_to(1, xyz([0.0, 40.0, 0.0]));
     assert_eq!(
         v,
-        Vec2::new(100.0, 0.0),
+        xyz([100.0, 0.0, 0.0]),
         "no alignment or cohesion across species"
     );
-    let v = velocity_of_a_next_to(0, Vec2::new(0.0, 40.0));
+    let v = velocity_of_a_next_to(0, xyz([0.0, 40.0, 0.0]));
     assert!(v.y > 1.0, "its own species pulls it toward and along: {v}");
 }
 
 #[test]
 fn species_separate_from_each_other() {
     // 10 apart: another species only pushes A away (down, as B is above) ...
-    let other = velocity_of_a_next_to(1, Vec2::new(0.0, 10.0));
+    let other = velocity_of_a_next_to(1, xyz([0.0, 10.0, 0.0]));
     assert!(
         other.y < -1.0,
         "A moves away from the other species: {other}"
     );
     // ... while its own species also pulls it along and toward B.
-    let own = velocity_of_a_next_to(0, Vec2::new(0.0, 10.0));
+    let own = velocity_of_a_next_to(0, xyz([0.0, 10.0, 0.0]));
     assert!(own.y > other.y + 1.0, "own {own} vs other {other}");
 }
 

@@ -1,6 +1,10 @@
 //! Each kind of bad input is reported once, with a warning that names it, never a line per boid
 //! per step. One test only: the log is captured by a process-wide subscriber.
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 mod common;
 
 use std::sync::Mutex;
@@ -10,6 +14,7 @@ use bevy::log::tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 use bevy::log::tracing_subscriber::registry::Registry;
 use bevy::prelude::*;
 use common::*;
+use murmuration_sim::math::{Region, Vector};
 use murmuration_sim::prelude::*;
 
 /// Warnings and errors logged so far.
@@ -63,7 +68,7 @@ fn every_problem_is_told_once() {
         let mut app = flock_app(FlockParams::default(), bounds, 100, 1);
         let victim = boids(&mut app)[0].0;
         for _ in 0..50 {
-            app.world_mut().get_mut::<Position>(victim).unwrap().0 = Vec2::NAN;
+            app.world_mut().get_mut::<Position>(victim).unwrap().0 = Vector::NAN;
             step(&mut app, 1);
         }
         assert_eq!(app.world().resource::<FlockStats>().repaired, 50);
@@ -102,9 +107,9 @@ fn every_problem_is_told_once() {
     assert_told_once("inverted bounds", "bounds.rect", || {
         let mut app = flock_app(
             FlockParams::default(),
-            SimulationBounds::wrap(Rect {
-                min: Vec2::splat(10.0),
-                max: Vec2::splat(-10.0),
+            SimulationBounds::wrap(Region {
+                min: Vector::splat(10.0),
+                max: Vector::splat(-10.0),
             }),
             50,
             3,
