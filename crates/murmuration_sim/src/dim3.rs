@@ -57,7 +57,8 @@ impl Box3 {
 }
 
 /// A direction across `v` for a boid at its minimum speed to turn toward when a force pushes it
-/// straight back: `v` crossed with the vertical (+y), or with +x where `v` is vertical.
+/// straight back: `v` crossed with the vertical (+y), or with +x where `v` is vertical; unit
+/// length (zero for a zero `v`).
 #[inline(always)]
 pub fn left_of<R: Real>(v: Coords<R>) -> Coords<R> {
     let [x, y, z] = v.0;
@@ -69,6 +70,7 @@ pub fn left_of<R: Real>(v: Coords<R>) -> Coords<R> {
         R::select(flat, zero, z),
         R::select(flat, x, -y),
     ])
+    .normalize_or(Coords::zero())
 }
 
 /// A unit vector for the `i`-th of a series, the series spread evenly over the sphere (a
