@@ -2,7 +2,8 @@
 //! (`murmuration_sim3d`): every boid and hunter gets a low-poly mesh made in code ([`shapes`]),
 //! one mesh and one material per species so that Bevy draws each kind in one instanced batch;
 //! the simulation turns it along its velocity, and [`bank`] rolls it into its turns; an
-//! [`OrbitCamera`] looks at the flock (drag to turn round it, wheel to zoom).
+//! [`OrbitCamera`] looks at the flock (drag to turn round it, wheel to zoom); the mouse is a
+//! predator the flock flees ([`pointer`]).
 //!
 //! ```no_run
 //! use bevy::prelude::*;
