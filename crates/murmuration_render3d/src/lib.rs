@@ -3,7 +3,7 @@
 //! one mesh and one material per species so that Bevy draws each kind in one instanced batch;
 //! the simulation turns it along its velocity, and [`bank`] rolls it into its turns; an
 //! [`OrbitCamera`] looks at the flock (drag to turn round it, wheel to zoom); the mouse is a
-//! predator the flock flees ([`pointer`]).
+//! predator the flock flees ([`pointer`](mod@pointer)).
 //!
 //! ```no_run
 //! use bevy::prelude::*;
@@ -39,7 +39,7 @@ pub mod prelude {
 }
 
 /// Draws the 3D flock: a mesh for every [`Boid`] and [`Hunter`] as it appears, banking, the
-/// [`OrbitCamera`] controls, and the mouse as a predator ([`pointer`]).
+/// [`OrbitCamera`] controls, and the mouse as a predator ([`pointer`](mod@pointer)).
 #[derive(Debug, Clone)]
 pub struct BoidsRender3dPlugin {
     /// How the flock looks.
