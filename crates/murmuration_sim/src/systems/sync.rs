@@ -10,8 +10,9 @@ use crate::lanes::fill;
 use crate::math::{DIM, Vector, finite, per_axis};
 use crate::parallel::{DENSE, Parts, for_each_part};
 
-/// The system set of [`sync_transforms`] (in `PostUpdate`, before transform propagation): order
-/// a system after it to adjust what it wrote (a 3D renderer's banking, say).
+/// The system set of the system that copies positions and headings into `Transform` (in
+/// `PostUpdate`, before transform propagation): order a system after it to adjust what it wrote
+/// (a 3D renderer's banking, say).
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TransformSync;
 
