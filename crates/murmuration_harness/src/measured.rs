@@ -3,13 +3,8 @@
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use murmuration_sim::math::{DIM, Region, Vector};
+use murmuration_sim::math::{DIM, Region, Vector, xyz};
 use murmuration_sim::prelude::*;
-
-/// `[f(0), f(1), ...]`, one per axis.
-fn fill(f: impl FnMut(usize) -> f32) -> [f32; DIM] {
-    core::array::from_fn(f)
-}
 
 /// A headless run to measure: a flock flown from its seed in its own app for `seconds` of
 /// simulated time at `steps_per_second`.
@@ -41,7 +36,7 @@ impl MeasuredRun {
     /// the middle of it (70% of its width and height, about twice its mean density), flown for 60 simulated seconds at 60 steps a second; `pulled`, with an
     /// [`Attractor`] at the centre of the world (as the starlings example's roost).
     pub fn steady(params: FlockParams, boids: usize, seed: u64, pulled: bool) -> Self {
-        let shape = Vector::from_array(fill(|axis| [1200.0, 900.0, 900.0][axis]));
+        let shape = xyz([1200.0, 900.0, 900.0]);
         let per_boid = if DIM == 2 {
             Self::AREA_PER_BOID
         } else {

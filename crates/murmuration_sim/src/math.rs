@@ -61,10 +61,9 @@ pub(crate) fn finite(v: Vector) -> bool {
         .fold(true, |ok, &x| ok & (x * 0.0 == 0.0))
 }
 
-/// The first [`DIM`] coordinates of `[x, y, z]`: how a test writes one point for both
-/// dimensions (2D drops `z`).
-#[cfg(test)]
-pub(crate) fn xyz(c: [f32; 3]) -> Vector {
+/// The first [`DIM`] coordinates of `[x, y, z]` (2D drops `z`): one point written once for both
+/// dimensions, as the tests and the benchmarks do.
+pub fn xyz(c: [f32; 3]) -> Vector {
     per_axis(|axis| c[axis])
 }
 

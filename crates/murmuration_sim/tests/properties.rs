@@ -7,7 +7,7 @@ extern crate murmuration_sim3d as murmuration_sim;
 
 use bevy::prelude::*;
 use murmuration_sim::behaviours::steer;
-use murmuration_sim::math::{Region, Vector, per_axis};
+use murmuration_sim::math::{Region, Vector, xyz};
 use murmuration_sim::prelude::*;
 use proptest::prelude::*;
 
@@ -27,11 +27,6 @@ fn world() -> impl Strategy<Value = (SimulationBounds, f32)> {
             };
             (bounds, cell)
         })
-}
-
-/// The first coordinates of `[x, y, z]` (2D drops `z`).
-fn xyz(c: [f32; 3]) -> Vector {
-    per_axis(|axis| c[axis])
 }
 
 proptest! {

@@ -3,7 +3,8 @@
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use murmuration_sim::math::{DIM, Region, Vector, per_axis};
+pub use murmuration_sim::math::xyz;
+use murmuration_sim::math::{DIM, Region, Vector};
 use murmuration_sim::prelude::*;
 
 /// A headless app with the plugin in `FixedUpdate`; every `update()` runs exactly one step of
@@ -84,12 +85,6 @@ pub fn as_crowded_as(w: f32, h: f32) -> Vector {
 /// A world from the origin, as crowded as the `w` x `h` rectangle ([`as_crowded_as`]).
 pub fn world_as_crowded_as(w: f32, h: f32) -> Region {
     Region::from_corners(Vector::ZERO, as_crowded_as(w, h))
-}
-
-/// The first coordinates of `[x, y, z]` (2D drops `z`): how a test shared by both dimensions
-/// writes a point.
-pub fn xyz(c: [f32; 3]) -> Vector {
-    per_axis(|axis| c[axis])
 }
 
 /// Parameters with only the given rule weights, and the flee/seek/obstacle weights kept.
