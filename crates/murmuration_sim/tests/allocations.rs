@@ -5,6 +5,10 @@
 //! Its own test binary, because it counts every allocation of the process with a global
 //! allocator; each case runs in a child process, as Bevy's task pool is one per process.
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 use core::sync::atomic::{AtomicU64, Ordering};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::process::Command;

@@ -4,13 +4,19 @@
 //! `CANDIDATE_CAP` candidates, whatever the flock's size, and nothing becomes NaN. (The `stress`
 //! example's `--case` times them.)
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 use murmuration_harness::stress::{Pathology, StressFlock};
 use murmuration_sim::CANDIDATE_CAP;
+use murmuration_sim::math::DIM;
 use murmuration_sim::prelude::*;
 
 /// The most candidates a boid may check: the cap, plus a part-filled group of eight at the end
-/// of each of the six runs of its block of cells.
-const BOUND: f64 = (CANDIDATE_CAP + 6 * 8) as f64;
+/// of each run of its block of cells (a row of three cells, twice where it crosses the seam: six
+/// runs in 2D, eighteen in 3D).
+const BOUND: f64 = (CANDIDATE_CAP + 2 * 3usize.pow(DIM as u32 - 1) * 8) as f64;
 
 /// Flies `boids` boids of `case` for a few steps and returns the most candidates per boid a step
 /// checked, after checking every boid stayed finite.

@@ -4,6 +4,10 @@
 //! eight times bigger) keeps it within 1.25x. The same runs as the `report` example
 //! (`MeasuredRun::steady`).
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 use murmuration_harness::measured::MeasuredRun;
 use murmuration_sim::prelude::*;
 
