@@ -49,7 +49,7 @@ fn main() {
                     },
                 }),
         )
-        .add_plugins(BoidsRender3dPlugin::new(FlockLook3d::fish()))
+        .add_plugins(BoidsRender3dPlugin::new(FlockLook::fish()))
         .add_plugins(CapturePlugin)
         .insert_resource(FlockPopulation {
             region: Some(Box3::from_center_size(

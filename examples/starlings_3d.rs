@@ -47,7 +47,7 @@ fn main() {
                     },
                 }),
         )
-        .add_plugins(BoidsRender3dPlugin::new(FlockLook3d::starlings()))
+        .add_plugins(BoidsRender3dPlugin::new(FlockLook::starlings()))
         .add_plugins(CapturePlugin)
         // One cloud to start with, above the roost.
         .insert_resource(FlockPopulation {

@@ -1,20 +1,21 @@
 //! Debug overlays, drawn with gizmos in their own [`FlockDebugGizmos`] group (feature `debug`):
-//! for one picked boid its perception circle, field-of-view cone, lines to its neighbours and its
-//! velocity and steering arrows; the turn-back margin; the spatial hash's cells.
+//! for one picked boid its perception circle (a sphere in 3D), field-of-view cone, lines to its
+//! neighbours and its velocity and steering arrows; the turn-back margin; the spatial hash's
+//! cells.
+//!
+//! This file is built by both drawings (`murmuration_render3d` names it by path): what to draw
+//! and the steering record are the same in 2D and 3D; each crate's `debug_draw` module picks the
+//! boid under the pointer and draws in its own dimension.
 
-use bevy::color::palettes::css::{GOLD, GRAY, LIGHT_SKY_BLUE, ORANGE_RED, WHITE};
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
-use murmuration_sim::{
-    Acceleration, Boid, BoidsSchedule, BoidsSystems, Edges, FlockId, FlockTable, HashSlot,
-    SimulationBounds, SpatialHash, Velocity, neighbours_of,
-};
+use murmuration_sim::math::Vector;
+use murmuration_sim::{Acceleration, Boid, BoidsSchedule, BoidsSystems};
 
-use crate::controls::{InputBlocked, pointer_world};
-use crate::view::WorldView;
+use crate::debug_draw::{draw_overlays, pick_boid};
 
 /// The debug overlays: [`FlockDebug`] says which to draw; P (or a middle click) picks the boid.
-/// Added by [`BoidsRenderPlugin`](crate::BoidsRenderPlugin); needs Bevy's gizmos and
+/// Added by the drawing plugin (`BoidsRenderPlugin`, or `BoidsRender3dPlugin` in 3D); needs Bevy's gizmos and
 /// [`BoidsPlugins`](murmuration_sim::BoidsPlugins), added before it. The overlays are drawn in
 /// `Update`; the steering they show is recorded in the schedule the simulation runs in, between
 /// its steering and its integration.
@@ -65,13 +66,13 @@ pub struct FlockDebug {
     /// The boid the per-boid overlays are drawn for; P (or a middle click) picks the boid nearest
     /// the pointer. `None` picks any boid.
     pub picked: Option<Entity>,
-    /// Perception circle and field-of-view cone of the picked boid.
+    /// Perception circle (sphere) and field-of-view cone of the picked boid.
     pub perception: bool,
     /// Lines from the picked boid to its neighbours.
     pub neighbours: bool,
     /// Velocity and steering arrows of the picked boid.
     pub forces: bool,
-    /// The turn-back margin.
+    /// The turn-back margin and the bounds.
     pub margin: bool,
     /// The spatial hash's grid.
     pub grid: bool,
@@ -86,32 +87,7 @@ impl FlockDebug {
 
 /// The steering force of the picked boid in its last step, kept for the force arrow.
 #[derive(Component, Debug, Default, Clone, Copy)]
-pub struct LastSteering(pub Vec2);
-
-/// P or a middle click picks the boid nearest the pointer.
-pub(crate) fn pick_boid(
-    mut debug: ResMut<FlockDebug>,
-    keys: Res<ButtonInput<KeyCode>>,
-    buttons: Res<ButtonInput<MouseButton>>,
-    blocked: Res<InputBlocked>,
-    hash: Res<SpatialHash>,
-    view: Option<Res<WorldView>>,
-    window: Query<&Window>,
-    boids: Query<Entity, With<Boid>>,
-) {
-    let wants = keys.just_pressed(KeyCode::KeyP) || buttons.just_pressed(MouseButton::Middle);
-    if wants
-        && !blocked.pointer
-        && let (Some(view), Ok(window)) = (view, window.single())
-        && let Some(point) = pointer_world(window, None, &view)
-        && let Some(hit) = hash.nearest(point, f32::INFINITY, |_| true)
-    {
-        debug.picked = Some(hash.entity(hit.slot));
-    }
-    if debug.picked.is_none_or(|e| boids.get(e).is_err()) {
-        debug.picked = boids.iter().next();
-    }
-}
+pub struct LastSteering(pub Vector);
 
 /// Remembers the picked boid's steering before the integrator resets it.
 pub(crate) fn record_steering(
@@ -129,109 +105,6 @@ pub(crate) fn record_steering(
                 commands.entity(entity).remove::<LastSteering>();
             }
             (false, None) => {}
-        }
-    }
-}
-
-/// Draws the overlays that are on.
-pub(crate) fn draw_overlays(
-    mut gizmos: Gizmos<FlockDebugGizmos>,
-    debug: Res<FlockDebug>,
-    table: Res<FlockTable>,
-    bounds: Res<SimulationBounds>,
-    hash: Res<SpatialHash>,
-    boids: Query<
-        (
-            &HashSlot,
-            &Velocity,
-            &FlockId,
-            &Transform,
-            Option<&LastSteering>,
-        ),
-        With<Boid>,
-    >,
-) {
-    if debug.grid && !hash.is_empty() {
-        let dims = hash.dims();
-        let cell = hash.cell_size();
-        let centre = hash.origin() + cell * dims.as_vec2() * 0.5;
-        gizmos.grid_2d(
-            Isometry2d::from_translation(centre),
-            dims,
-            cell,
-            GRAY.with_alpha(0.35),
-        );
-    }
-    if debug.margin
-        && let Edges::TurnBack { margin, .. } = bounds.edges
-    {
-        let inner = bounds.rect.inflate(-margin);
-        dashed_rect(&mut gizmos, inner, 12.0, WHITE.with_alpha(0.5).into());
-        gizmos.rect_2d(
-            Isometry2d::from_translation(bounds.rect.center()),
-            bounds.rect.size(),
-            WHITE.with_alpha(0.25),
-        );
-    }
-    let Some(picked) = debug.picked else { return };
-    let Ok((slot, velocity, flock, transform, steering)) = boids.get(picked) else {
-        return;
-    };
-    // The picked boid sees as its own flock does.
-    let perception = table.row(*flock).perception();
-    let p = transform.translation.truncate();
-    let v = velocity.0;
-    if debug.perception {
-        let radius = perception.radius;
-        // The whole circle faint, the part in view bold: the blind spot shows as the gap.
-        gizmos.circle_2d(
-            Isometry2d::from_translation(p),
-            radius,
-            GOLD.with_alpha(0.25),
-        );
-        if perception.view_cos > -1.0 && v != Vec2::ZERO {
-            let fov = 2.0 * perception.view_cos.acos();
-            // The arc is centred on the isometry's +y: turn +y onto the heading.
-            let rotation = Rot2::radians(v.to_angle() - core::f32::consts::FRAC_PI_2);
-            gizmos.arc_2d(Isometry2d::new(p, rotation), fov, radius, GOLD);
-            for side in [-0.5, 0.5] {
-                let edge = Vec2::from_angle(v.to_angle() + side * fov) * radius;
-                gizmos.line_2d(p, p + edge, GOLD.with_alpha(0.6));
-            }
-        }
-    }
-    let slot = slot.0 as usize;
-    if debug.neighbours && slot < hash.len() {
-        for hit in neighbours_of(&hash, &perception, slot) {
-            gizmos.line_2d(p, p + hit.delta, LIGHT_SKY_BLUE.with_alpha(0.8));
-        }
-    }
-    if debug.forces {
-        // Arrows a quarter of a second long: where the boid is going, and how the steering
-        // bends it (desired = velocity + steering, as `force = desired - v` for one rule).
-        let t = 0.25;
-        let steer = steering.map_or(Vec2::ZERO, |s| s.0);
-        gizmos.arrow_2d(p, p + v * t, LIGHT_SKY_BLUE);
-        gizmos.arrow_2d(p, p + (v + steer) * t, GRAY);
-        gizmos.arrow_2d(p + v * t, p + (v + steer) * t, ORANGE_RED);
-    }
-}
-
-/// A rectangle drawn as dashes of about `dash` world units.
-fn dashed_rect(gizmos: &mut Gizmos<FlockDebugGizmos>, rect: Rect, dash: f32, color: Color) {
-    let corners = [
-        rect.min,
-        Vec2::new(rect.max.x, rect.min.y),
-        rect.max,
-        Vec2::new(rect.min.x, rect.max.y),
-    ];
-    for i in 0..4 {
-        let (a, b) = (corners[i], corners[(i + 1) % 4]);
-        let n = ((a.distance(b) / dash) as usize).max(1);
-        for k in (0..n).step_by(2) {
-            let from = a.lerp(b, k as f32 / n as f32);
-            let to = a.lerp(b, ((k + 1) as f32 / n as f32).min(1.0));
-            gizmos.line_2d(from, to, color);
         }
     }
 }

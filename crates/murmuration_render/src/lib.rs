@@ -18,9 +18,12 @@
 #![warn(missing_docs)]
 
 pub mod capture;
+mod colour_mode;
 pub mod controls;
 #[cfg(feature = "debug")]
 pub mod debug;
+#[cfg(feature = "debug")]
+mod debug_draw;
 pub mod look;
 mod shapes;
 pub mod units;
@@ -31,10 +34,11 @@ use bevy::prelude::*;
 use murmuration_sim::{Boid, Hunter, Obstacle};
 
 pub use capture::CapturePlugin;
+pub use colour_mode::ColourMode;
 pub use controls::{
     ControlledHunter, FlockControls, HELP, InputBlocked, PointerProxy, PointerRole,
 };
-pub use look::{ColourMode, FlockLook};
+pub use look::FlockLook;
 pub use units::{SelectionBox, UnitControls};
 pub use view::{FLOCK_LAYER, FlockCamera, ScreenCamera, TrailCanvas, ViewInsets, WorldView};
 pub use visuals::FlockShapes;

@@ -3,21 +3,7 @@
 use bevy::prelude::*;
 use murmuration_sim::FlockId;
 
-/// How boids are coloured.
-#[derive(Reflect, Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[reflect(Debug, Clone, PartialEq, Default)]
-pub enum ColourMode {
-    /// Hue by heading, so alignment shows as bands of one colour.
-    #[default]
-    Heading,
-    /// One colour per species, from [`FlockLook::palette`].
-    Species,
-    /// One colour per flock, from [`FlockLook::palette`] by the flock's
-    /// [`FlockId`](murmuration_sim::FlockId) (the default flock takes the first).
-    Flock,
-    /// Every boid in [`FlockLook::single`].
-    Single,
-}
+use crate::ColourMode;
 
 /// How the flock is drawn. Change it at run time; the next frame follows.
 ///

@@ -2,6 +2,12 @@
 //! runs in, between its steering and its integration (after which the acceleration is zero).
 #![cfg(feature = "debug")]
 
+// Shared with murmuration_render3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_render3d as murmuration_render;
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 use core::time::Duration;
 
 use bevy::asset::{AssetApp, AssetPlugin};
@@ -10,31 +16,36 @@ use bevy::gizmos::GizmoAsset;
 use bevy::input::InputPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use murmuration_render::BoidsControlsPlugin;
 use murmuration_render::debug::{FlockDebug, FlockDebugPlugin, LastSteering};
+use murmuration_sim::math::{Region, Vector, xyz};
 use murmuration_sim::prelude::*;
 
 /// The steering recorded for a boid pushed by a close neighbour, after a few frames of an app
 /// whose simulation steps in `schedule`.
-fn recorded(schedule: impl ScheduleLabel) -> Option<Vec2> {
+fn recorded(schedule: impl ScheduleLabel) -> Option<Vector> {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, InputPlugin, AssetPlugin::default()))
         // What the overlays' gizmo group needs of Bevy's gizmos, without a renderer.
         .init_asset::<GizmoAsset>()
         .add_plugins(
-            BoidsPlugins::new(schedule)
-                .with_bounds(SimulationBounds::wrap(Rect::new(0.0, 0.0, 400.0, 400.0))),
+            BoidsPlugins::new(schedule).with_bounds(SimulationBounds::wrap(Region::from_corners(
+                Vector::ZERO,
+                Vector::splat(400.0),
+            ))),
         )
-        .add_plugins((BoidsControlsPlugin, FlockDebugPlugin))
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
             1.0 / 64.0,
         )));
+    // The 2D overlays pick through the pointer controls' input state.
+    #[cfg(not(feature = "3d"))]
+    app.add_plugins(murmuration_render::BoidsControlsPlugin);
+    app.add_plugins(FlockDebugPlugin);
     let boid = |app: &mut App, x: f32| {
         app.world_mut()
             .spawn((
                 Boid,
-                Position(Vec2::new(x, 200.0)),
-                Velocity(Vec2::Y * 60.0),
+                Position(xyz([x, 200.0, 200.0])),
+                Velocity(Vector::Y * 60.0),
             ))
             .id()
     };

@@ -4,7 +4,7 @@
 use bevy::prelude::*;
 use murmuration_sim3d::Velocity;
 
-use crate::look::FlockLook3d;
+use crate::look::FlockLook;
 
 /// How far a drawn boid is rolled into its turn, and the heading it had last frame.
 #[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
@@ -18,7 +18,7 @@ pub struct Bank {
 /// Rolls every banked boid into its turn: the turn rate of its horizontal heading, times the
 /// look's gain, capped at its greatest bank, eased toward frame by frame.
 pub(crate) fn bank(
-    look: Res<FlockLook3d>,
+    look: Res<FlockLook>,
     time: Res<Time>,
     mut boids: Query<(&Velocity, &mut Bank, &mut Transform)>,
 ) {

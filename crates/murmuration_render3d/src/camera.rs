@@ -1,5 +1,6 @@
-//! [`OrbitCamera`]: a camera that turns round a point (drag with the left mouse button) and
-//! moves in and out (mouse wheel).
+//! [`OrbitCamera`]: a camera that turns round a point (drag with the left mouse button), moves
+//! the point across the view (drag with the right button) and moves in and out (mouse
+//! wheel).
 
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
 use bevy::prelude::*;
@@ -27,7 +28,7 @@ impl OrbitCamera {
     }
 }
 
-/// Turns and zooms each [`OrbitCamera`] from the mouse, and places it.
+/// Turns, pans and zooms each [`OrbitCamera`] from the mouse, and places it.
 pub(crate) fn orbit(
     buttons: Res<ButtonInput<MouseButton>>,
     motion: Res<AccumulatedMouseMotion>,
@@ -38,6 +39,13 @@ pub(crate) fn orbit(
         if buttons.pressed(MouseButton::Left) {
             orbit.yaw -= motion.delta.x * 0.005;
             orbit.pitch = (orbit.pitch + motion.delta.y * 0.005).clamp(-1.48, 1.48);
+        }
+        if buttons.pressed(MouseButton::Right) {
+            // The focus follows the pointer across the view: about one pixel of the focus's
+            // depth per pixel moved (the view is some 1,000 pixels across a 60 degree field).
+            let (right, up) = (transform.right(), transform.up());
+            let per_pixel = orbit.distance * 0.0012;
+            orbit.focus += (right * -motion.delta.x + up * motion.delta.y) * per_pixel;
         }
         if scroll.delta.y != 0.0 {
             orbit.distance = (orbit.distance * (1.0 - scroll.delta.y * 0.1)).clamp(1.0, 1e6);
