@@ -1,19 +1,20 @@
-//! Pointer, click and key controls: the mouse (or a finger) as a predator or an attractor,
-//! clicks that place and remove obstacles, hunters on demand, and the keys Space (pause),
-//! `.` (single step), R (reset to the seed) and H (hide the panel).
+//! Pointer and key controls, in 2D and in 3D (`murmuration_render3d` builds this file too): the
+//! mouse (or a finger) as a predator or an attractor, hunters on demand, and the keys Space
+//! (pause), `.` (single step), R (reset to the seed) and H (hide the panel). Where the pointer is
+//! in the world comes from each drawing's `pointer` module ([`PointerPosition`]), which adds what
+//! only its dimension has (in 2D, clicks that place and remove obstacles).
 //!
 //! These systems only need a window and Bevy's input, not the renderer, so headless tests can
 //! drive them with simulated cursor positions and button presses.
 
-use bevy::input::touch::Touches;
 use bevy::prelude::*;
-use bevy::window::PrimaryWindow;
+use murmuration_sim::math::{DIM, Vector};
 use murmuration_sim::{
-    Attractor, Hunter, MaxSpeed, Obstacle, Position, Predator, ResetFlock, SimulationBounds,
+    Attractor, Hunter, MaxSpeed, Position, Predator, ResetFlock, SimulationBounds,
     SimulationControl, Velocity,
 };
 
-use crate::view::{ViewInsets, WorldView};
+use crate::RenderSystems;
 
 /// What the pointer is to the flock while it is over the view.
 #[derive(Reflect, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -34,9 +35,9 @@ pub enum PointerRole {
 pub struct FlockControls {
     /// What the pointer is.
     pub pointer: PointerRole,
-    /// Whether a click on empty space places an obstacle and a click on one removes it.
+    /// Whether a click on empty space places an obstacle and a click on one removes it (2D).
     pub click_obstacles: bool,
-    /// Radius of a placed obstacle, world units.
+    /// Radius of a placed obstacle, world units (2D).
     pub obstacle_radius: f32,
     /// How many hunters the controls keep in the world.
     pub hunters: usize,
@@ -80,29 +81,10 @@ pub struct PointerProxy;
 #[derive(Component, Debug, Default)]
 pub struct ControlledHunter;
 
-/// Where the pointer is in the world: the mouse cursor, else the first touch.
-pub fn pointer_world(window: &Window, touches: Option<&Touches>, view: &WorldView) -> Option<Vec2> {
-    window
-        .cursor_position()
-        .or_else(|| touches.and_then(Touches::first_pressed_position))
-        .map(|p| view.cursor_to_world(p))
-}
-
-/// Keeps the [`WorldView`] up to date without a renderer (the view module does it with one).
-pub(crate) fn update_world_view(
-    mut commands: Commands,
-    bounds: Res<SimulationBounds>,
-    insets: Res<ViewInsets>,
-    window: Query<&Window, With<PrimaryWindow>>,
-    view: Option<Res<WorldView>>,
-) {
-    if let Ok(window) = window.single() {
-        let fitted = WorldView::fit(bounds.rect, window.size(), insets.left);
-        if view.as_deref() != Some(&fitted) {
-            commands.insert_resource(fitted);
-        }
-    }
-}
+/// Where the pointer is in the world, kept by the drawing's `pointer` module each frame before
+/// the controls run; `None` while it is outside the view.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq)]
+pub struct PointerPosition(pub Option<Vector>);
 
 /// Moves the pointer proxy to the pointer, gives it its role, and removes it when the pointer
 /// leaves the view, is over the UI, or has no role.
@@ -110,17 +92,12 @@ pub(crate) fn follow_pointer(
     mut commands: Commands,
     controls: Res<FlockControls>,
     blocked: Res<InputBlocked>,
-    view: Option<Res<WorldView>>,
-    window: Query<&Window, With<PrimaryWindow>>,
-    touches: Option<Res<Touches>>,
+    pointer: Res<PointerPosition>,
     mut proxy: Query<(Entity, &mut Position, Has<Predator>, Has<Attractor>), With<PointerProxy>>,
 ) {
-    let point = match (window.single(), view) {
-        (Ok(window), Some(view)) if controls.pointer != PointerRole::Off && !blocked.pointer => {
-            pointer_world(window, touches.as_deref(), &view)
-        }
-        _ => None,
-    };
+    let point = pointer
+        .0
+        .filter(|_| controls.pointer != PointerRole::Off && !blocked.pointer);
     let existing = proxy.single_mut().ok();
     match (point, existing) {
         (Some(point), Some((entity, mut position, predator, attractor))) => {
@@ -149,52 +126,7 @@ pub(crate) fn follow_pointer(
     }
 }
 
-/// A click (or tap) on empty space places an obstacle; on an obstacle, removes it.
-pub(crate) fn click_obstacles(
-    mut commands: Commands,
-    controls: Res<FlockControls>,
-    blocked: Res<InputBlocked>,
-    buttons: Res<ButtonInput<MouseButton>>,
-    touches: Option<Res<Touches>>,
-    view: Option<Res<WorldView>>,
-    window: Query<&Window, With<PrimaryWindow>>,
-    obstacles: Query<(Entity, &Position, &Obstacle)>,
-) {
-    if !controls.click_obstacles || blocked.pointer {
-        return;
-    }
-    let (Ok(window), Some(view)) = (window.single(), view) else {
-        return;
-    };
-    let tap = touches
-        .as_deref()
-        .and_then(|t| t.iter_just_pressed().next().map(|touch| touch.position()));
-    let screen = if buttons.just_pressed(MouseButton::Left) {
-        window.cursor_position()
-    } else {
-        tap
-    };
-    let Some(point) = screen.map(|p| view.cursor_to_world(p)) else {
-        return;
-    };
-    let hit = obstacles
-        .iter()
-        .find(|(_, position, obstacle)| position.distance(point) <= obstacle.radius);
-    match hit {
-        Some((entity, ..)) => commands.entity(entity).despawn(),
-        None => {
-            commands.spawn((
-                Name::new("Obstacle"),
-                Obstacle {
-                    radius: controls.obstacle_radius,
-                },
-                Position(point),
-            ));
-        }
-    }
-}
-
-/// Keeps [`FlockControls::hunters`] hunters in the world, entering from the bounds' corners, at
+/// Keeps [`FlockControls::hunters`] hunters in the world, entering near the bounds' corners, at
 /// [`FlockControls::hunter_speed`].
 pub(crate) fn keep_hunters(
     mut commands: Commands,
@@ -206,22 +138,29 @@ pub(crate) fn keep_hunters(
         speed.set_if_neq(MaxSpeed(controls.hunter_speed));
     }
     let have = hunters.iter().count();
-    let rect = bounds.rect;
-    let corners = [
-        rect.min,
-        rect.max,
-        Vec2::new(rect.min.x, rect.max.y),
-        Vec2::new(rect.max.x, rect.min.y),
-    ];
+    let (min, max) = (bounds.rect.min, bounds.rect.max);
+    let centre = (min + max) * 0.5;
+    // Corners in opposite pairs: the first two hunters enter across the world from each other.
+    let corner = |i: usize| {
+        let k = i & !1;
+        let bits = if i % 2 == 1 { !k } else { k };
+        let mut at = min;
+        for axis in 0..DIM {
+            if bits >> axis & 1 == 1 {
+                at[axis] = max[axis];
+            }
+        }
+        at
+    };
     for i in have..controls.hunters {
-        let at = corners[i % 4].lerp(rect.center(), 0.15);
+        let at = corner(i % (1 << DIM)).lerp(centre, 0.15);
         commands.spawn((
             Name::new("Hunter"),
             ControlledHunter,
             Hunter::default(),
             MaxSpeed(controls.hunter_speed),
             Position(at),
-            Velocity((rect.center() - at).normalize_or_zero() * controls.hunter_speed),
+            Velocity((centre - at).normalize_or_zero() * controls.hunter_speed),
         ));
     }
     for (entity, _) in hunters.iter().skip(controls.hunters) {
@@ -254,6 +193,39 @@ pub(crate) fn keys(
     }
 }
 
-/// The one-line help the examples show.
-pub const HELP: &str = "Mouse: predator (or attractor)   Click: place / remove obstacle   \
-     Space: pause   .: step   R: reset   H: hide panel";
+/// Pointer and key controls (see [`controls`](self)), without any drawing: usable headless with
+/// a window entity and Bevy's input. Added by the drawing plugin.
+#[derive(Debug, Clone, Default)]
+pub struct BoidsControlsPlugin;
+
+impl Plugin for BoidsControlsPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<FlockControls>()
+            .init_resource::<InputBlocked>()
+            .init_resource::<PointerPosition>()
+            .register_type::<FlockControls>()
+            .register_type::<PointerRole>()
+            .register_type::<InputBlocked>()
+            .configure_sets(
+                Update,
+                (
+                    RenderSystems::View,
+                    RenderSystems::Controls,
+                    RenderSystems::Draw,
+                )
+                    .chain(),
+            )
+            .add_systems(
+                Update,
+                (
+                    crate::pointer::track_pointer,
+                    follow_pointer,
+                    keep_hunters,
+                    keys,
+                )
+                    .chain()
+                    .in_set(RenderSystems::Controls),
+            );
+        crate::pointer::build(app);
+    }
+}

@@ -7,8 +7,9 @@ use murmuration_sim::{
     neighbours_of,
 };
 
-use crate::controls::{InputBlocked, pointer_world};
+use crate::controls::InputBlocked;
 use crate::debug::{FlockDebug, FlockDebugGizmos, LastSteering};
+use crate::pointer::pointer_world;
 use crate::view::WorldView;
 
 /// P or a middle click picks the boid nearest the pointer.

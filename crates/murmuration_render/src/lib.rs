@@ -25,6 +25,7 @@ pub mod debug;
 #[cfg(feature = "debug")]
 mod debug_draw;
 pub mod look;
+pub mod pointer;
 mod shapes;
 pub mod units;
 pub mod view;
@@ -36,9 +37,11 @@ use murmuration_sim::{Boid, Hunter, Obstacle};
 pub use capture::CapturePlugin;
 pub use colour_mode::ColourMode;
 pub use controls::{
-    ControlledHunter, FlockControls, HELP, InputBlocked, PointerProxy, PointerRole,
+    BoidsControlsPlugin, ControlledHunter, FlockControls, InputBlocked, PointerPosition,
+    PointerProxy, PointerRole,
 };
 pub use look::FlockLook;
+pub use pointer::HELP;
 pub use units::{SelectionBox, UnitControls};
 pub use view::{FLOCK_LAYER, FlockCamera, ScreenCamera, TrailCanvas, ViewInsets, WorldView};
 pub use visuals::FlockShapes;
@@ -146,46 +149,5 @@ impl Plugin for BoidsUnitControlsPlugin {
                 units::highlight_selected.in_set(RenderSystems::Draw),
             )
             .add_observer(units::on_add_order_marker);
-    }
-}
-
-/// Pointer, click and key controls (see [`controls`]), without any drawing: usable headless with
-/// a window entity and Bevy's input.
-#[derive(Debug, Clone, Default)]
-pub struct BoidsControlsPlugin;
-
-impl Plugin for BoidsControlsPlugin {
-    fn build(&self, app: &mut App) {
-        app.init_resource::<FlockControls>()
-            .init_resource::<InputBlocked>()
-            .init_resource::<ViewInsets>()
-            .register_type::<FlockControls>()
-            .register_type::<PointerRole>()
-            .register_type::<InputBlocked>()
-            .register_type::<ViewInsets>()
-            .register_type::<WorldView>()
-            .configure_sets(
-                Update,
-                (
-                    RenderSystems::View,
-                    RenderSystems::Controls,
-                    RenderSystems::Draw,
-                )
-                    .chain(),
-            )
-            .add_systems(
-                Update,
-                controls::update_world_view.in_set(RenderSystems::View),
-            )
-            .add_systems(
-                Update,
-                (
-                    controls::follow_pointer,
-                    controls::click_obstacles,
-                    controls::keep_hunters,
-                    controls::keys,
-                )
-                    .in_set(RenderSystems::Controls),
-            );
     }
 }

@@ -36,10 +36,8 @@ fn recorded(schedule: impl ScheduleLabel) -> Option<Vector> {
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
             1.0 / 64.0,
         )));
-    // The 2D overlays pick through the pointer controls' input state.
-    #[cfg(not(feature = "3d"))]
-    app.add_plugins(murmuration_render::BoidsControlsPlugin);
-    app.add_plugins(FlockDebugPlugin);
+    // The overlays pick through the pointer controls' input state.
+    app.add_plugins((murmuration_render::BoidsControlsPlugin, FlockDebugPlugin));
     let boid = |app: &mut App, x: f32| {
         app.world_mut()
             .spawn((

@@ -5,6 +5,8 @@
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
 use bevy::prelude::*;
 
+use crate::controls::InputBlocked;
+
 /// Put on a `Camera3d` to orbit `focus` at `distance`, from `yaw` round the vertical and
 /// `pitch` above the horizon (radians). The plugin places the camera every frame.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
@@ -30,24 +32,27 @@ impl OrbitCamera {
 
 /// Turns, pans and zooms each [`OrbitCamera`] from the mouse, and places it.
 pub(crate) fn orbit(
+    blocked: Res<InputBlocked>,
     buttons: Res<ButtonInput<MouseButton>>,
     motion: Res<AccumulatedMouseMotion>,
     scroll: Res<AccumulatedMouseScroll>,
     mut cameras: Query<(&mut OrbitCamera, &mut Transform)>,
 ) {
     for (mut orbit, mut transform) in &mut cameras {
-        if buttons.pressed(MouseButton::Left) {
+        // Drags and scrolls over the UI are the UI's.
+        let free = !blocked.pointer;
+        if free && buttons.pressed(MouseButton::Left) {
             orbit.yaw -= motion.delta.x * 0.005;
             orbit.pitch = (orbit.pitch + motion.delta.y * 0.005).clamp(-1.48, 1.48);
         }
-        if buttons.pressed(MouseButton::Right) {
+        if free && buttons.pressed(MouseButton::Right) {
             // The focus follows the pointer across the view: about one pixel of the focus's
             // depth per pixel moved (the view is some 1,000 pixels across a 60 degree field).
             let (right, up) = (transform.right(), transform.up());
             let per_pixel = orbit.distance * 0.0012;
             orbit.focus += (right * -motion.delta.x + up * motion.delta.y) * per_pixel;
         }
-        if scroll.delta.y != 0.0 {
+        if free && scroll.delta.y != 0.0 {
             orbit.distance = (orbit.distance * (1.0 - scroll.delta.y * 0.1)).clamp(1.0, 1e6);
         }
         *transform = Transform::from_translation(orbit.eye()).looking_at(orbit.focus, Vec3::Y);

@@ -10,6 +10,7 @@ use murmuration_sim3d::{
 };
 
 use crate::OrbitCamera;
+use crate::controls::InputBlocked;
 use crate::debug::{FlockDebug, FlockDebugGizmos, LastSteering};
 
 /// P or a middle click picks the boid drawn nearest the pointer on screen.
@@ -17,12 +18,14 @@ pub(crate) fn pick_boid(
     mut debug: ResMut<FlockDebug>,
     keys: Res<ButtonInput<KeyCode>>,
     buttons: Res<ButtonInput<MouseButton>>,
+    blocked: Res<InputBlocked>,
     windows: Query<&Window, With<PrimaryWindow>>,
     cameras: Query<(&Camera, &GlobalTransform), With<OrbitCamera>>,
     boids: Query<(Entity, &GlobalTransform), With<Boid>>,
 ) {
     let wants = keys.just_pressed(KeyCode::KeyP) || buttons.just_pressed(MouseButton::Middle);
     if wants
+        && !blocked.pointer
         && let Some(cursor) = windows.single().ok().and_then(Window::cursor_position)
         && let Some((camera, eye)) = cameras.iter().next()
     {

@@ -5,7 +5,7 @@
 //! in a few instanced batches; the simulation turns each boid along its velocity, and [`bank`]
 //! rolls it into its turns; an [`OrbitCamera`] looks at the flock (drag to turn round it,
 //! right-drag to pan, wheel to zoom); the mouse is a predator the flock flees
-//! ([`pointer`](mod@pointer)); with feature `debug`, the gizmo overlays of the 2D drawing, in 3D
+//! ([`controls`], [`pointer`](mod@pointer)); with feature `debug`, the gizmo overlays of the 2D drawing, in 3D
 //! (`debug`, the same file as the 2D crate's).
 //!
 //! ```no_run
@@ -27,6 +27,8 @@ pub mod bank;
 pub mod camera;
 #[path = "../../murmuration_render/src/colour_mode.rs"]
 mod colour_mode;
+#[path = "../../murmuration_render/src/controls.rs"]
+pub mod controls;
 #[cfg(feature = "debug")]
 #[path = "../../murmuration_render/src/debug.rs"]
 pub mod debug;
@@ -42,22 +44,28 @@ use murmuration_sim3d::{Boid, FlockId, Hunter, Species, TransformSync, Velocity}
 pub use bank::Bank;
 pub use camera::OrbitCamera;
 pub use colour_mode::ColourMode;
+pub use controls::{
+    BoidsControlsPlugin, ControlledHunter, FlockControls, InputBlocked, PointerPosition,
+    PointerProxy, PointerRole,
+};
 pub use look::{BodyShape, FlockLook, HEADING_HUES};
-pub use pointer::PointerPredator;
+pub use pointer::HELP;
 
 /// `use murmuration_render3d::prelude::*;` brings the plugin and what configures it.
 pub mod prelude {
     pub use crate::{
-        Bank, BodyShape, BoidsRender3dPlugin, ColourMode, FlockLook, OrbitCamera, PointerPredator,
+        Bank, BodyShape, BoidsRender3dPlugin, ColourMode, FlockControls, FlockLook, OrbitCamera,
+        PointerRole,
     };
 }
 
 /// The systems that move things on screen, in `Update`.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RenderSystems {
-    /// Place the camera.
+    /// Fit the view (in 2D; in 3D the camera moves with the controls).
     View,
-    /// Act on input: the pointer's predator.
+    /// Act on input: the orbit camera, the pointer as a predator or an attractor, hunters, keys
+    /// ([`controls`]).
     Controls,
     /// Dress and colour the boids, draw overlays.
     Draw,
@@ -70,7 +78,8 @@ pub enum RenderSystems {
 pub struct BoidsRender3dPlugin {
     /// How the flock looks.
     pub look: FlockLook,
-    /// Whether the mouse is a predator (on by default).
+    /// Whether the mouse is a predator (on by default; without it, [`FlockControls::pointer`]
+    /// starts [`PointerRole::Off`]).
     pub pointer_predator: bool,
 }
 
@@ -98,16 +107,6 @@ impl Plugin for BoidsRender3dPlugin {
             .register_type::<FlockLook>()
             .register_type::<ColourMode>()
             .add_systems(Startup, make_assets)
-            .configure_sets(
-                Update,
-                (
-                    RenderSystems::View,
-                    RenderSystems::Controls,
-                    RenderSystems::Draw,
-                )
-                    .chain(),
-            )
-            .add_systems(Update, camera::orbit.in_set(RenderSystems::View))
             .add_systems(
                 Update,
                 (
@@ -127,12 +126,13 @@ impl Plugin for BoidsRender3dPlugin {
             );
         #[cfg(feature = "debug")]
         app.add_plugins(debug::FlockDebugPlugin);
-        if self.pointer_predator {
-            app.add_systems(
-                Update,
-                pointer::follow_pointer.in_set(RenderSystems::Controls),
-            );
+        if !self.pointer_predator {
+            app.insert_resource(FlockControls {
+                pointer: PointerRole::Off,
+                ..default()
+            });
         }
+        app.add_plugins(BoidsControlsPlugin);
     }
 }
 

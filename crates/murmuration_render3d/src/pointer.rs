@@ -1,25 +1,35 @@
-//! The mouse as a predator in 3D: a [`Predator`] follows the point where the cursor's ray crosses
-//! the horizontal plane through the [`OrbitCamera`]'s focus (the middle of the flock), and is
-//! taken away while the cursor is outside the window or its ray misses the plane.
+//! Where the pointer is in the 3D world ([`PointerPosition`], for the shared
+//! [`controls`](crate::controls): the mouse as a predator or an attractor): the point where the
+//! cursor's ray crosses the horizontal plane through the [`OrbitCamera`]'s focus (the middle of
+//! the flock); `None` while the cursor is outside the window or its ray misses the plane. And
+//! what only 3D has: the orbit camera's mouse controls.
 
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
-use murmuration_sim3d::{Position, Predator};
 
-use crate::camera::OrbitCamera;
+use crate::RenderSystems;
+use crate::camera::{OrbitCamera, orbit};
+use crate::controls::PointerPosition;
 
-/// Marks the predator that follows the mouse (see the [module docs](self)).
-#[derive(Component, Debug, Clone, Copy, Default)]
-pub struct PointerPredator;
+/// The one-line help the 3D examples show.
+pub const HELP: &str = "Mouse: predator (or attractor)   Drag: turn round   Right-drag: pan   \
+     Wheel: zoom   Space: pause   .: step   R: reset   H: hide panel";
 
-/// Moves, spawns or despawns the [`PointerPredator`] to follow the cursor.
-pub(crate) fn follow_pointer(
-    mut commands: Commands,
+/// Adds the 3D side of [`BoidsControlsPlugin`](crate::BoidsControlsPlugin).
+pub(crate) fn build(app: &mut App) {
+    app.add_systems(
+        Update,
+        orbit.in_set(RenderSystems::Controls).before(track_pointer),
+    );
+}
+
+/// Keeps [`PointerPosition`] at the pointer.
+pub(crate) fn track_pointer(
+    mut pointer: ResMut<PointerPosition>,
     windows: Query<&Window, With<PrimaryWindow>>,
     cameras: Query<(&Camera, &GlobalTransform, &OrbitCamera)>,
-    mut predators: Query<(Entity, &mut Position), With<PointerPredator>>,
 ) {
-    let point = windows
+    let at = windows
         .single()
         .ok()
         .and_then(Window::cursor_position)
@@ -28,17 +38,5 @@ pub(crate) fn follow_pointer(
             let ray = camera.viewport_to_world(transform, cursor).ok()?;
             ray.plane_intersection_point(orbit.focus, InfinitePlane3d::new(Vec3::Y))
         });
-    match (point, predators.single_mut()) {
-        (Some(p), Ok((_, mut at))) => at.0 = p,
-        (Some(p), Err(_)) => {
-            commands.spawn((
-                Name::new("Pointer predator"),
-                PointerPredator,
-                Predator,
-                Position(p),
-            ));
-        }
-        (None, Ok((entity, _))) => commands.entity(entity).despawn(),
-        (None, Err(_)) => {}
-    }
+    pointer.set_if_neq(PointerPosition(at));
 }
