@@ -1,4 +1,4 @@
-//! A school in a tank with rocks, and a shark: the school flows round the rocks and opens round the shark; drag to swim round the tank, scroll to zoom.
+//! A school in a tank with rocks, and a shark: the school flows round the rocks and opens round the shark; drag to swim round the tank, right-drag to pan, scroll to zoom; the settings panel edits the school live.
 
 use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::prelude::*;
@@ -50,6 +50,7 @@ fn main() {
                 }),
         )
         .add_plugins(BoidsRender3dPlugin::new(FlockLook::fish()))
+        .add_plugins(BoidsEguiPlugin::new("Fish in 3D", Preset::Fish).without_presets())
         .add_plugins(CapturePlugin)
         .insert_resource(FlockPopulation {
             region: Some(Box3::from_center_size(

@@ -1,4 +1,4 @@
-//! A murmuration in three dimensions above a roost at dusk: thousands of low-poly birds banking through their turns, a hawk among them; drag to fly round it, scroll to zoom.
+//! A murmuration in three dimensions above a roost at dusk: thousands of low-poly birds banking through their turns, a hawk among them; drag to fly round it, right-drag to pan, scroll to zoom; the settings panel edits the flock live.
 
 use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::prelude::*;
@@ -48,6 +48,7 @@ fn main() {
                 }),
         )
         .add_plugins(BoidsRender3dPlugin::new(FlockLook::starlings()))
+        .add_plugins(BoidsEguiPlugin::new("Starlings in 3D", Preset::Starlings).without_presets())
         .add_plugins(CapturePlugin)
         // One cloud to start with, above the roost.
         .insert_resource(FlockPopulation {

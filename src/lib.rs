@@ -17,6 +17,10 @@ pub use murmuration_egui as egui;
 /// (`murmuration_render3d`). `use bevy_murmuration::d3::prelude::*;` instead of the 2D prelude.
 #[cfg(feature = "3d")]
 pub mod d3 {
+    /// The settings panel for 3D flocks (feature `egui3d`): the 2D panel's source over the 3D
+    /// crates.
+    #[cfg(feature = "egui3d")]
+    pub use murmuration_egui3d as egui;
     /// Drawing in 3D.
     pub use murmuration_render3d as render;
     /// The simulation in 3D: the same components, resources and plugins as [`crate::sim`].
@@ -24,6 +28,8 @@ pub mod d3 {
 
     /// `use bevy_murmuration::d3::prelude::*;` brings the 3D plugins, components and resources.
     pub mod prelude {
+        #[cfg(feature = "egui3d")]
+        pub use murmuration_egui3d::{BoidsEguiPlugin, PanelAction, Preset};
         pub use murmuration_render3d::prelude::*;
         pub use murmuration_sim3d::prelude::*;
     }

@@ -5,14 +5,22 @@
 //!
 //! Clicks and drags on the panel never reach the flock: the plugin tells the controls through
 //! [`InputBlocked`](murmuration_render::InputBlocked).
+//!
+//! One source, two crates, as the simulation: `murmuration_egui3d` builds this source with
+//! feature `3d` over the 3D simulation and drawing (where the panel lies over the view instead of
+//! beside it, and has no trails or click-placed obstacles).
 #![warn(missing_docs)]
 
 pub mod actions;
 pub mod panel;
 
 use bevy::prelude::*;
-use bevy_egui::{EguiGlobalSettings, EguiPlugin, EguiPrimaryContextPass, PrimaryEguiContext};
-use murmuration_render::{RenderSystems, ScreenCamera};
+#[cfg(not(feature = "3d"))]
+use bevy_egui::{EguiGlobalSettings, PrimaryEguiContext};
+use bevy_egui::{EguiPlugin, EguiPrimaryContextPass};
+use murmuration_render::RenderSystems;
+#[cfg(not(feature = "3d"))]
+use murmuration_render::ScreenCamera;
 
 pub use actions::{ActivePreset, PanelAction, Preset, apply_panel_actions};
 pub use panel::{MAX_BOIDS, PANEL_WIDTH, PanelFlock, PanelOptions};
@@ -55,7 +63,9 @@ impl Plugin for BoidsEguiPlugin {
         if !app.is_plugin_added::<EguiPlugin>() {
             app.add_plugins(EguiPlugin::default());
         }
-        // The UI goes on the screen camera, not on the one that draws into the trail canvas.
+        // In 2D the UI goes on the screen camera, not on the one that draws into the trail
+        // canvas; in 3D on the one camera, as bevy_egui does by itself.
+        #[cfg(not(feature = "3d"))]
         match app.world_mut().get_resource_mut::<EguiGlobalSettings>() {
             Some(mut settings) => settings.auto_create_primary_context = false,
             None => {
@@ -65,6 +75,8 @@ impl Plugin for BoidsEguiPlugin {
                 });
             }
         }
+        #[cfg(not(feature = "3d"))]
+        app.add_observer(use_screen_camera);
         app.insert_resource(self.options.clone())
             .insert_resource(ActivePreset(self.preset))
             .init_resource::<PanelFlock>()
@@ -73,7 +85,6 @@ impl Plugin for BoidsEguiPlugin {
             .register_type::<ActivePreset>()
             .register_type::<Preset>()
             .add_message::<PanelAction>()
-            .add_observer(use_screen_camera)
             .add_systems(EguiPrimaryContextPass, panel::draw_panel)
             .add_systems(
                 Update,
@@ -83,6 +94,7 @@ impl Plugin for BoidsEguiPlugin {
 }
 
 /// Puts the UI on the screen camera when it appears.
+#[cfg(not(feature = "3d"))]
 fn use_screen_camera(add: On<Add, ScreenCamera>, mut commands: Commands) {
     commands.entity(add.entity).insert(PrimaryEguiContext);
 }

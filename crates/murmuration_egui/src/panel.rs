@@ -4,9 +4,9 @@ use bevy::prelude::*;
 use bevy_egui::EguiContexts;
 use bevy_egui::egui::{self, Color32, Id, LayerId, RichText, Slider, Ui, UiBuilder};
 use bevy_egui::input::EguiWantsInput;
-use murmuration_render::{
-    ColourMode, FlockControls, FlockLook, HELP, InputBlocked, PointerRole, ViewInsets,
-};
+#[cfg(not(feature = "3d"))]
+use murmuration_render::ViewInsets;
+use murmuration_render::{ColourMode, FlockControls, FlockLook, HELP, InputBlocked, PointerRole};
 use murmuration_sim::{
     Boid, CatchRules, CatchStats, Edges, Flock, FlockMetrics, FlockParams, FlockPopulation,
     FlockShape, FlockStats, InFlock, NeighbourMode, Population, SimulationBounds,
@@ -92,7 +92,7 @@ pub(crate) fn draw_panel(
     time: Res<Time<Real>>,
     options: Res<PanelOptions>,
     active: Res<ActivePreset>,
-    mut insets: ResMut<ViewInsets>,
+    #[cfg(not(feature = "3d"))] mut insets: ResMut<ViewInsets>,
     mut actions: MessageWriter<PanelAction>,
     mut rate: Local<FrameRate>,
 ) -> Result {
@@ -107,9 +107,13 @@ pub(crate) fn draw_panel(
     }
     help_line(ctx, options.help.as_deref().unwrap_or(HELP));
     let visible = edited.controls.panel_visible;
-    let width = if visible { PANEL_WIDTH } else { 0.0 };
-    if insets.left != width {
-        insets.left = width;
+    // In 2D the view fits the world beside the panel; in 3D the panel lies over the view.
+    #[cfg(not(feature = "3d"))]
+    {
+        let width = if visible { PANEL_WIDTH } else { 0.0 };
+        if insets.left != width {
+            insets.left = width;
+        }
     }
     if !visible {
         return Ok(());
@@ -165,10 +169,23 @@ pub(crate) fn draw_panel(
     Ok(())
 }
 
-/// Tells the flock controls which input the UI took.
-pub(crate) fn block_input(wants: Res<EguiWantsInput>, mut blocked: ResMut<InputBlocked>) {
+/// Tells the flock controls which input the UI took: anything egui wants, and the pointer
+/// anywhere over the panel (egui claims it only over a widget, and a press on the panel's empty
+/// space must not turn the camera or place an obstacle under it).
+pub(crate) fn block_input(
+    wants: Res<EguiWantsInput>,
+    controls: Res<FlockControls>,
+    windows: Query<&Window, With<bevy::window::PrimaryWindow>>,
+    mut blocked: ResMut<InputBlocked>,
+) {
+    let over_panel = controls.panel_visible
+        && windows
+            .single()
+            .ok()
+            .and_then(Window::cursor_position)
+            .is_some_and(|cursor| cursor.x < PANEL_WIDTH);
     let now = InputBlocked {
-        pointer: wants.wants_any_pointer_input(),
+        pointer: wants.wants_any_pointer_input() || over_panel,
         keyboard: wants.wants_any_keyboard_input(),
     };
     if *blocked != now {
@@ -488,8 +505,12 @@ fn predators(ui: &mut Ui, edited: &mut Edited, actions: &mut MessageWriter<Panel
                 c.hunters = hunters;
                 ui.add(Slider::new(&mut c.hunter_speed, 20.0..=400.0).text("hunter speed"));
             }
-            ui.checkbox(&mut c.click_obstacles, "click places obstacles");
-            ui.add(Slider::new(&mut c.obstacle_radius, 5.0..=120.0).text("obstacle radius"));
+            // In 3D a drag turns the camera; only 2D places obstacles with a click.
+            #[cfg(not(feature = "3d"))]
+            {
+                ui.checkbox(&mut c.click_obstacles, "click places obstacles");
+                ui.add(Slider::new(&mut c.obstacle_radius, 5.0..=120.0).text("obstacle radius"));
+            }
         });
         edit_params(edited, ui, |ui, p| {
             ui.add(Slider::new(&mut p.flee_radius, 0.0..=300.0).text("flee radius"));
@@ -509,21 +530,26 @@ fn predators(ui: &mut Ui, edited: &mut Edited, actions: &mut MessageWriter<Panel
 fn drawing(ui: &mut Ui, edited: &mut Edited) {
     ui.collapsing("Drawing", |ui| {
         edit(&mut edited.look.reborrow(), ui, |ui, look| {
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 ui.label("colour");
                 ui.radio_value(&mut look.colour, ColourMode::Heading, "heading");
                 ui.radio_value(&mut look.colour, ColourMode::Species, "species");
                 ui.radio_value(&mut look.colour, ColourMode::Flock, "flock");
                 ui.radio_value(&mut look.colour, ColourMode::Single, "single");
             });
-            ui.checkbox(&mut look.trails, "trails");
-            ui.add(
-                Slider::new(&mut look.trail_seconds, 0.02..=2.0)
-                    .logarithmic(true)
-                    .text("trail length (s)"),
-            );
             ui.add(Slider::new(&mut look.boid_length, 2.0..=40.0).text("boid size"));
-            look.boid_width = look.boid_length * 0.65;
+            #[cfg(not(feature = "3d"))]
+            {
+                look.boid_width = look.boid_length * 0.65;
+                ui.checkbox(&mut look.trails, "trails");
+                ui.add(
+                    Slider::new(&mut look.trail_seconds, 0.02..=2.0)
+                        .logarithmic(true)
+                        .text("trail length (s)"),
+                );
+            }
+            #[cfg(feature = "3d")]
+            ui.add(Slider::new(&mut look.max_bank, 0.0..=1.5).text("bank (rad)"));
         });
     });
 }

@@ -1,10 +1,16 @@
 //! The panel's actions, carried out without a UI: a preset retunes the live flock, the boid
 //! count spawns and despawns to the exact count, reset and clear-obstacles do what they say.
 
+// Shared with murmuration_egui3d, which runs this file over its own crate (there
+// `murmuration_sim` and `murmuration_render` are the 3D crates).
+#[cfg(feature = "3d")]
+extern crate murmuration_egui3d as murmuration_egui;
+
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use murmuration_egui::{ActivePreset, PanelAction, Preset, apply_panel_actions};
 use murmuration_render::FlockLook;
+use murmuration_sim::math::Vector;
 use murmuration_sim::prelude::*;
 
 fn app() -> App {
@@ -69,7 +75,7 @@ fn clear_obstacles_removes_them_all() {
     for i in 0..3 {
         app.world_mut().spawn((
             Obstacle { radius: 10.0 },
-            Position(Vec2::splat(i as f32 * 50.0)),
+            Position(Vector::splat(i as f32 * 50.0)),
         ));
     }
     app.world_mut().write_message(PanelAction::ClearObstacles);

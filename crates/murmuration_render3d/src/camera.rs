@@ -2,8 +2,9 @@
 //! the point across the view (drag with the right button) and moves in and out (mouse
 //! wheel).
 
-use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
+use bevy::input::mouse::AccumulatedMouseScroll;
 use bevy::prelude::*;
+use bevy::window::CursorMoved;
 
 use crate::controls::InputBlocked;
 
@@ -31,26 +32,31 @@ impl OrbitCamera {
 }
 
 /// Turns, pans and zooms each [`OrbitCamera`] from the mouse, and places it.
+///
+/// Drags follow the cursor (its moves in the window, not the mouse's raw motion): the scene
+/// turns and slides under the pointer as far as the pointer went, and it works wherever the
+/// window gets cursor events (remote desktops, tablets, and X servers without raw input).
 pub(crate) fn orbit(
     blocked: Res<InputBlocked>,
     buttons: Res<ButtonInput<MouseButton>>,
-    motion: Res<AccumulatedMouseMotion>,
+    mut moves: MessageReader<CursorMoved>,
     scroll: Res<AccumulatedMouseScroll>,
     mut cameras: Query<(&mut OrbitCamera, &mut Transform)>,
 ) {
+    let moved: Vec2 = moves.read().filter_map(|m| m.delta).sum();
     for (mut orbit, mut transform) in &mut cameras {
         // Drags and scrolls over the UI are the UI's.
         let free = !blocked.pointer;
         if free && buttons.pressed(MouseButton::Left) {
-            orbit.yaw -= motion.delta.x * 0.005;
-            orbit.pitch = (orbit.pitch + motion.delta.y * 0.005).clamp(-1.48, 1.48);
+            orbit.yaw -= moved.x * 0.005;
+            orbit.pitch = (orbit.pitch + moved.y * 0.005).clamp(-1.48, 1.48);
         }
         if free && buttons.pressed(MouseButton::Right) {
             // The focus follows the pointer across the view: about one pixel of the focus's
             // depth per pixel moved (the view is some 1,000 pixels across a 60 degree field).
             let (right, up) = (transform.right(), transform.up());
             let per_pixel = orbit.distance * 0.0012;
-            orbit.focus += (right * -motion.delta.x + up * motion.delta.y) * per_pixel;
+            orbit.focus += (right * -moved.x + up * moved.y) * per_pixel;
         }
         if free && scroll.delta.y != 0.0 {
             orbit.distance = (orbit.distance * (1.0 - scroll.delta.y * 0.1)).clamp(1.0, 1e6);

@@ -145,6 +145,8 @@ struct Assets3d {
     /// One per colour of [`FlockLook::paints`].
     paints: Vec<Handle<StandardMaterial>>,
     hunter_material: Handle<StandardMaterial>,
+    /// The shape and length the boid and hunter meshes were made with.
+    bodies: [(BodyShape, f32); 2],
 }
 
 /// A lit, double-sided material of `color`: wings and fins are single sheets.
@@ -174,6 +176,10 @@ fn make_assets(
         hunter: meshes.add(shapes::body(look.hunter_shape, look.hunter_length)),
         paints,
         hunter_material: materials.add(body_material(look.hunter)),
+        bodies: [
+            (look.shape, look.boid_length),
+            (look.hunter_shape, look.hunter_length),
+        ],
     });
 }
 
@@ -198,10 +204,11 @@ fn dress_boids(
     }
 }
 
-/// When the look changes, makes its colours again and has every boid painted anew.
+/// When the look changes, makes its colours and bodies again and has every boid painted anew.
 fn repaint_on_look_change(
     look: Res<FlockLook>,
     assets: Option<ResMut<Assets3d>>,
+    mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
     mut painted: Query<&mut Paint>,
 ) {
@@ -224,6 +231,21 @@ fn repaint_on_look_change(
     }
     if let Some(mut material) = materials.get_mut(&assets.hunter_material) {
         material.base_color = look.hunter;
+    }
+    let bodies = [
+        (look.shape, look.boid_length),
+        (look.hunter_shape, look.hunter_length),
+    ];
+    if assets.bodies != bodies {
+        assets.bodies = bodies;
+        for (handle, (shape, length)) in [assets.boid.clone(), assets.hunter.clone()]
+            .into_iter()
+            .zip(bodies)
+        {
+            if let Some(mut mesh) = meshes.get_mut(&handle) {
+                *mesh = shapes::body(shape, length);
+            }
+        }
     }
     for mut paint in &mut painted {
         paint.0 = usize::MAX;

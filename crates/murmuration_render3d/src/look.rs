@@ -20,8 +20,7 @@ pub enum BodyShape {
 pub const HEADING_HUES: usize = 24;
 
 /// How a 3D flock looks: its body and hunter shapes and lengths (world units, nose to tail), its
-/// colours, and how far a boid rolls into a turn. Change it at run time: colours follow the next
-/// frame (shapes and sizes are made at startup).
+/// colours, and how far a boid rolls into a turn. Change it at run time; the next frame follows.
 #[derive(Resource, Reflect, Debug, Clone, PartialEq)]
 #[reflect(Resource, Debug, Clone)]
 pub struct FlockLook {
@@ -49,6 +48,30 @@ pub struct FlockLook {
     pub max_bank: f32,
     /// Roll per unit of turn rate (radians per radian a second).
     pub bank_gain: f32,
+}
+
+impl Default for FlockLook {
+    /// The tutorial's look: birds by species in teal, coral and charcoal, a red hunter.
+    fn default() -> Self {
+        Self {
+            colour: ColourMode::Species,
+            palette: vec![
+                Color::srgb_u8(0x00, 0x99, 0xb0),
+                Color::srgb_u8(0xff, 0x80, 0x80),
+                Color::srgb_u8(0x30, 0x30, 0x30),
+            ],
+            single: Color::srgb_u8(0x00, 0x99, 0xb0),
+            heading_saturation: 0.75,
+            heading_lightness: 0.55,
+            shape: BodyShape::Bird,
+            boid_length: 12.0,
+            hunter_shape: BodyShape::Bird,
+            hunter_length: 28.0,
+            hunter: Color::srgb_u8(0xd6, 0x28, 0x28),
+            max_bank: 0.8,
+            bank_gain: 0.3,
+        }
+    }
 }
 
 impl FlockLook {
@@ -85,6 +108,27 @@ impl FlockLook {
             hunter: Color::srgb(0.35, 0.38, 0.42),
             max_bank: 0.6,
             bank_gain: 0.2,
+        }
+    }
+
+    /// The sheep preset's look in 3D: pale, plump bodies (the fish's diamond, larger), hardly
+    /// rolling, and a dark dog.
+    pub fn sheep() -> Self {
+        Self {
+            colour: ColourMode::Species,
+            palette: vec![
+                Color::srgb_u8(0xf6, 0xf1, 0xe4),
+                Color::srgb_u8(0x3b, 0x33, 0x2c),
+            ],
+            single: Color::srgb_u8(0xf6, 0xf1, 0xe4),
+            shape: BodyShape::Fish,
+            boid_length: 16.0,
+            hunter_shape: BodyShape::Fish,
+            hunter_length: 24.0,
+            hunter: Color::srgb_u8(0x2a, 0x2a, 0x2a),
+            max_bank: 0.2,
+            bank_gain: 0.1,
+            ..Self::default()
         }
     }
 

@@ -17,7 +17,9 @@ pub const HELP: &str = "Mouse: predator (or attractor)   Drag: turn round   Righ
 
 /// Adds the 3D side of [`BoidsControlsPlugin`](crate::BoidsControlsPlugin).
 pub(crate) fn build(app: &mut App) {
-    app.add_systems(
+    // The camera's drags read the cursor's moves (a window's messages; registered here too for
+    // apps and tests without a window plugin).
+    app.add_message::<bevy::window::CursorMoved>().add_systems(
         Update,
         orbit.in_set(RenderSystems::Controls).before(track_pointer),
     );
