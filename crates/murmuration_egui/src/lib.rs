@@ -1,7 +1,8 @@
 //! The settings panel of [bevy_murmuration](https://crates.io/crates/bevy_murmuration), in
 //! [bevy_egui](https://crates.io/crates/bevy_egui): sliders for every flock parameter (of the
-//! flock picked from the list, where a world has several), presets that retune the live flock, the boid and species counts, the predator, obstacles, drawing and
-//! debug overlays, and live readouts (FPS, step and hash-build time, distance checks, neighbours).
+//! flock picked from the list, where a world has several), presets that retune the live flock,
+//! the boid and species counts, the predator, obstacles, drawing and debug overlays, and live
+//! readouts (FPS, step and hash-build time, distance checks, neighbours).
 //!
 //! Clicks and drags on the panel never reach the flock: the plugin tells the controls through
 //! [`InputBlocked`](murmuration_render::InputBlocked).

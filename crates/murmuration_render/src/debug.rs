@@ -15,8 +15,8 @@ use murmuration_sim::{Acceleration, Boid, BoidsSchedule, BoidsSystems};
 use crate::debug_draw::{draw_overlays, pick_boid};
 
 /// The debug overlays: [`FlockDebug`] says which to draw; P (or a middle click) picks the boid.
-/// Added by the drawing plugin (`BoidsRenderPlugin`, or `BoidsRender3dPlugin` in 3D); needs Bevy's gizmos and
-/// [`BoidsPlugins`](murmuration_sim::BoidsPlugins), added before it. The overlays are drawn in
+/// Added by the drawing plugin (`BoidsRenderPlugin`, or `BoidsRender3dPlugin` in 3D); needs
+/// Bevy's gizmos and [`BoidsPlugins`](murmuration_sim::BoidsPlugins), added before it. The overlays are drawn in
 /// `Update`; the steering they show is recorded in the schedule the simulation runs in, between
 /// its steering and its integration.
 #[derive(Debug, Clone, Default)]

@@ -4,8 +4,8 @@
 //! a few bands of heading, or one colour, as [`ColourMode`] says), so that Bevy draws the flock
 //! in a few instanced batches; the simulation turns each boid along its velocity, and [`bank`]
 //! rolls it into its turns; an [`OrbitCamera`] looks at the flock (drag to turn round it,
-//! right-drag to pan, wheel to zoom); the mouse is a predator the flock flees
-//! ([`controls`], [`pointer`](mod@pointer)); with feature `debug`, the gizmo overlays of the 2D drawing, in 3D
+//! right-drag to pan, wheel to zoom); the mouse is a predator the flock flees ([`controls`],
+//! [`pointer`](mod@pointer)); with feature `debug`, the 2D drawing's gizmo overlays in 3D
 //! (`debug`, the same file as the 2D crate's).
 //!
 //! ```no_run
