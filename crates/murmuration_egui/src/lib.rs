@@ -8,8 +8,8 @@
 //! [`InputBlocked`](murmuration_render::InputBlocked).
 //!
 //! One source, two crates, as the simulation: `murmuration_egui3d` builds this source with
-//! feature `3d` over the 3D simulation and drawing (where the panel lies over the view instead of
-//! beside it, and has no trails or click-placed obstacles).
+//! feature `3d` over the 3D simulation and drawing (where the panel has no trails or
+//! click-placed obstacles).
 #![warn(missing_docs)]
 
 pub mod actions;

@@ -4,9 +4,9 @@ use bevy::prelude::*;
 use bevy_egui::EguiContexts;
 use bevy_egui::egui::{self, Color32, Id, LayerId, RichText, Slider, Ui, UiBuilder};
 use bevy_egui::input::EguiWantsInput;
-#[cfg(not(feature = "3d"))]
-use murmuration_render::ViewInsets;
-use murmuration_render::{ColourMode, FlockControls, FlockLook, HELP, InputBlocked, PointerRole};
+use murmuration_render::{
+    ColourMode, FlockControls, FlockLook, HELP, InputBlocked, PointerRole, ViewInsets,
+};
 use murmuration_sim::{
     Boid, CatchRules, CatchStats, Edges, Flock, FlockMetrics, FlockParams, FlockPopulation,
     FlockShape, FlockStats, InFlock, NeighbourMode, Population, SimulationBounds,
@@ -92,7 +92,7 @@ pub(crate) fn draw_panel(
     time: Res<Time<Real>>,
     options: Res<PanelOptions>,
     active: Res<ActivePreset>,
-    #[cfg(not(feature = "3d"))] mut insets: ResMut<ViewInsets>,
+    mut insets: ResMut<ViewInsets>,
     mut actions: MessageWriter<PanelAction>,
     mut rate: Local<FrameRate>,
 ) -> Result {
@@ -107,13 +107,9 @@ pub(crate) fn draw_panel(
     }
     help_line(ctx, options.help.as_deref().unwrap_or(HELP));
     let visible = edited.controls.panel_visible;
-    // In 2D the view fits the world beside the panel; in 3D the panel lies over the view.
-    #[cfg(not(feature = "3d"))]
-    {
-        let width = if visible { PANEL_WIDTH } else { 0.0 };
-        if insets.left != width {
-            insets.left = width;
-        }
+    let width = if visible { PANEL_WIDTH } else { 0.0 };
+    if insets.left != width {
+        insets.left = width;
     }
     if !visible {
         return Ok(());

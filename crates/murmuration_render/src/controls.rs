@@ -81,6 +81,16 @@ pub struct PointerProxy;
 #[derive(Component, Debug, Default)]
 pub struct ControlledHunter;
 
+/// Space the UI covers along the window's edges, logical pixels (the settings panel writes it):
+/// the view centres the flock in the rest (in 2D it fits the bounds there; in 3D the camera's
+/// image shifts so that its centre is the middle of the rest).
+#[derive(Resource, Reflect, Debug, Clone, Copy, Default, PartialEq)]
+#[reflect(Resource, Debug, Clone, Default)]
+pub struct ViewInsets {
+    /// Covered on the left (a side panel).
+    pub left: f32,
+}
+
 /// Where the pointer is in the world, kept by the drawing's `pointer` module each frame before
 /// the controls run; `None` while it is outside the view.
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq)]
@@ -203,6 +213,8 @@ impl Plugin for BoidsControlsPlugin {
         app.init_resource::<FlockControls>()
             .init_resource::<InputBlocked>()
             .init_resource::<PointerPosition>()
+            .init_resource::<ViewInsets>()
+            .register_type::<ViewInsets>()
             .register_type::<FlockControls>()
             .register_type::<PointerRole>()
             .register_type::<InputBlocked>()

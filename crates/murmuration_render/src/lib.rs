@@ -38,12 +38,12 @@ pub use capture::CapturePlugin;
 pub use colour_mode::ColourMode;
 pub use controls::{
     BoidsControlsPlugin, ControlledHunter, FlockControls, InputBlocked, PointerPosition,
-    PointerProxy, PointerRole,
+    PointerProxy, PointerRole, ViewInsets,
 };
 pub use look::FlockLook;
 pub use pointer::HELP;
 pub use units::{SelectionBox, UnitControls};
-pub use view::{FLOCK_LAYER, FlockCamera, ScreenCamera, TrailCanvas, ViewInsets, WorldView};
+pub use view::{FLOCK_LAYER, FlockCamera, ScreenCamera, TrailCanvas, WorldView};
 pub use visuals::FlockShapes;
 
 /// `use murmuration_render::prelude::*;` brings the plugins and their settings.

@@ -8,8 +8,8 @@ use bevy::window::PrimaryWindow;
 use murmuration_sim::{Obstacle, Position, SimulationBounds};
 
 use crate::RenderSystems;
-use crate::controls::{FlockControls, InputBlocked, PointerPosition};
-use crate::view::{ViewInsets, WorldView};
+use crate::controls::{FlockControls, InputBlocked, PointerPosition, ViewInsets};
+use crate::view::WorldView;
 
 /// The one-line help the examples show.
 pub const HELP: &str = "Mouse: predator (or attractor)   Click: place / remove obstacle   \
@@ -17,9 +17,7 @@ pub const HELP: &str = "Mouse: predator (or attractor)   Click: place / remove o
 
 /// Adds the 2D side of [`BoidsControlsPlugin`](crate::BoidsControlsPlugin).
 pub(crate) fn build(app: &mut App) {
-    app.init_resource::<ViewInsets>()
-        .register_type::<ViewInsets>()
-        .register_type::<WorldView>()
+    app.register_type::<WorldView>()
         .add_systems(Update, update_world_view.in_set(RenderSystems::View))
         .add_systems(Update, click_obstacles.in_set(RenderSystems::Controls));
 }

@@ -21,6 +21,7 @@ use bevy::render::render_resource::TextureFormat;
 use bevy::window::PrimaryWindow;
 use murmuration_sim::SimulationBounds;
 
+use crate::controls::ViewInsets;
 use crate::look::FlockLook;
 
 /// The render layer of everything that leaves trails: boids, hunters, units, obstacles.
@@ -41,15 +42,6 @@ pub(crate) struct Canvas;
 /// The see-through rectangle that fades the canvas each frame.
 #[derive(Component, Debug, Default)]
 pub(crate) struct Fade;
-
-/// Space the UI covers along the window's edges, logical pixels; the view fits the bounds into
-/// the rest.
-#[derive(Resource, Reflect, Debug, Clone, Copy, Default, PartialEq)]
-#[reflect(Resource, Debug, Clone, Default)]
-pub struct ViewInsets {
-    /// Covered on the left (a side panel).
-    pub left: f32,
-}
 
 /// The part of the world the window shows this frame, world units.
 #[derive(Resource, Reflect, Debug, Clone, Copy, PartialEq)]

@@ -2,11 +2,12 @@
 //! the point across the view (drag with the right button) and moves in and out (mouse
 //! wheel).
 
+use bevy::camera::SubCameraView;
 use bevy::input::mouse::AccumulatedMouseScroll;
 use bevy::prelude::*;
 use bevy::window::CursorMoved;
 
-use crate::controls::InputBlocked;
+use crate::controls::{InputBlocked, ViewInsets};
 
 /// Put on a `Camera3d` to orbit `focus` at `distance`, from `yaw` round the vertical and
 /// `pitch` above the horizon (radians). The plugin places the camera every frame.
@@ -62,5 +63,28 @@ pub(crate) fn orbit(
             orbit.distance = (orbit.distance * (1.0 - scroll.delta.y * 0.1)).clamp(1.0, 1e6);
         }
         *transform = Transform::from_translation(orbit.eye()).looking_at(orbit.focus, Vec3::Y);
+    }
+}
+
+/// Centres each [`OrbitCamera`]'s image in the part of the window the UI leaves
+/// ([`ViewInsets`]): the camera draws the left part of an image as much wider as the UI covers,
+/// so that the image's centre, where the focus is, falls in the middle of the rest.
+pub(crate) fn fit_beside_ui(
+    insets: Res<ViewInsets>,
+    windows: Query<&Window, With<bevy::window::PrimaryWindow>>,
+    mut cameras: Query<&mut Camera, With<OrbitCamera>>,
+) {
+    let Ok(window) = windows.single() else { return };
+    let size = window.size().round().as_uvec2();
+    let covered = insets.left.round().max(0.0) as u32;
+    let sub_view = (covered > 0 && covered < size.x && size.y > 0).then(|| SubCameraView {
+        full_size: UVec2::new(size.x + covered, size.y),
+        offset: Vec2::ZERO,
+        size,
+    });
+    for mut camera in &mut cameras {
+        if camera.sub_camera_view != sub_view {
+            camera.sub_camera_view = sub_view;
+        }
     }
 }

@@ -46,7 +46,7 @@ pub use camera::OrbitCamera;
 pub use colour_mode::ColourMode;
 pub use controls::{
     BoidsControlsPlugin, ControlledHunter, FlockControls, InputBlocked, PointerPosition,
-    PointerProxy, PointerRole,
+    PointerProxy, PointerRole, ViewInsets,
 };
 pub use look::{BodyShape, FlockLook, HEADING_HUES};
 pub use pointer::HELP;
@@ -62,7 +62,7 @@ pub mod prelude {
 /// The systems that move things on screen, in `Update`.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RenderSystems {
-    /// Fit the view (in 2D; in 3D the camera moves with the controls).
+    /// Fit the view beside the UI ([`ViewInsets`]).
     View,
     /// Act on input: the orbit camera, the pointer as a predator or an attractor, hunters, keys
     /// ([`controls`]).

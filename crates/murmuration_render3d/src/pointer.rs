@@ -2,13 +2,13 @@
 //! [`controls`](crate::controls): the mouse as a predator or an attractor): the point where the
 //! cursor's ray crosses the horizontal plane through the [`OrbitCamera`]'s focus (the middle of
 //! the flock); `None` while the cursor is outside the window or its ray misses the plane. And
-//! what only 3D has: the orbit camera's mouse controls.
+//! what only 3D has: the orbit camera's mouse controls, and its image centred beside the UI.
 
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 
 use crate::RenderSystems;
-use crate::camera::{OrbitCamera, orbit};
+use crate::camera::{OrbitCamera, fit_beside_ui, orbit};
 use crate::controls::PointerPosition;
 
 /// The one-line help the 3D examples show.
@@ -19,10 +19,12 @@ pub const HELP: &str = "Mouse: predator (or attractor)   Drag: turn round   Righ
 pub(crate) fn build(app: &mut App) {
     // The camera's drags read the cursor's moves (a window's messages; registered here too for
     // apps and tests without a window plugin).
-    app.add_message::<bevy::window::CursorMoved>().add_systems(
-        Update,
-        orbit.in_set(RenderSystems::Controls).before(track_pointer),
-    );
+    app.add_message::<bevy::window::CursorMoved>()
+        .add_systems(Update, fit_beside_ui.in_set(RenderSystems::View))
+        .add_systems(
+            Update,
+            orbit.in_set(RenderSystems::Controls).before(track_pointer),
+        );
 }
 
 /// Keeps [`PointerPosition`] at the pointer.
