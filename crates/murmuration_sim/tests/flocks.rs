@@ -2,14 +2,19 @@
 //! alignment and cohesion only within one; boids join, move between and leave flocks at run
 //! time; a despawned flock takes its boids with it; populations and metrics per flock.
 
+// Shared with murmuration_sim3d, which runs this file over its own crate.
+#[cfg(feature = "3d")]
+extern crate murmuration_sim3d as murmuration_sim;
+
 mod common;
 
 use bevy::prelude::*;
 use common::*;
+use murmuration_sim::math::Vector;
 use murmuration_sim::prelude::*;
 
 /// The boids of `flock` (`None`: the default flock): (entity, position, velocity).
-fn members(app: &mut App, flock: Option<Entity>) -> Vec<(Entity, Vec2, Vec2)> {
+fn members(app: &mut App, flock: Option<Entity>) -> Vec<(Entity, Vector, Vector)> {
     let mut q = app
         .world_mut()
         .query_filtered::<(Entity, &Position, &Velocity, Option<&InFlock>), With<Boid>>();
@@ -19,7 +24,7 @@ fn members(app: &mut App, flock: Option<Entity>) -> Vec<(Entity, Vec2, Vec2)> {
         .collect()
 }
 
-fn speeds(boids: &[(Entity, Vec2, Vec2)]) -> (f32, f32) {
+fn speeds(boids: &[(Entity, Vector, Vector)]) -> (f32, f32) {
     let s = boids.iter().map(|b| b.2.length());
     let (lo, hi) = s.fold((f32::INFINITY, 0.0f32), |(lo, hi), x| {
         (lo.min(x), hi.max(x))
@@ -101,17 +106,21 @@ fn alignment_stays_within_a_flock_and_separation_crosses_flocks() {
     let mut app = app(aligning.clone(), bounds);
     let other = spawn_flock(&mut app, aligning);
     for i in 0..40 {
-        let p = Vec2::new(180.0 + (i % 8) as f32 * 5.0, 180.0 + (i / 8) as f32 * 5.0);
+        let p = xyz([
+            180.0 + (i % 8) as f32 * 5.0,
+            180.0 + (i / 8) as f32 * 5.0,
+            200.0,
+        ]);
         // The default flock leans east, the other flock west; each half and half otherwise.
-        let east = Vec2::new(100.0, if i % 2 == 0 { 20.0 } else { -20.0 });
+        let east = xyz([100.0, if i % 2 == 0 { 20.0 } else { -20.0 }, 0.0]);
         let lean = if i % 3 == 0 { -east } else { east };
         spawn_boid(&mut app, p, lean, 0);
-        let b = spawn_boid(&mut app, p + Vec2::new(2.5, 2.5), -lean, 0);
+        let b = spawn_boid(&mut app, p + xyz([2.5, 2.5, 0.0]), -lean, 0);
         app.world_mut().entity_mut(b).insert(InFlock(other));
     }
     step(&mut app, 300);
-    let mean = |boids: Vec<(Entity, Vec2, Vec2)>| {
-        boids.iter().map(|b| b.2.normalize()).sum::<Vec2>() / boids.len() as f32
+    let mean = |boids: Vec<(Entity, Vector, Vector)>| {
+        boids.iter().map(|b| b.2.normalize()).sum::<Vector>() / boids.len() as f32
     };
     let (a, b) = (
         mean(members(&mut app, None)),
@@ -132,8 +141,8 @@ fn alignment_stays_within_a_flock_and_separation_crosses_flocks() {
     };
     let mut app = common::app(separating.clone(), bounds);
     let other = spawn_flock(&mut app, separating);
-    let a = spawn_boid(&mut app, Vec2::new(200.0, 200.0), Vec2::ZERO, 0);
-    let b = spawn_boid(&mut app, Vec2::new(210.0, 200.0), Vec2::ZERO, 0);
+    let a = spawn_boid(&mut app, xyz([200.0, 200.0, 200.0]), Vector::ZERO, 0);
+    let b = spawn_boid(&mut app, xyz([210.0, 200.0, 200.0]), Vector::ZERO, 0);
     app.world_mut().entity_mut(b).insert(InFlock(other));
     step(&mut app, 30);
     let at = |app: &App, e: Entity| app.world().get::<Position>(e).unwrap().0;
@@ -161,15 +170,15 @@ fn cohesion_stays_within_a_flock() {
     let mut app = app(cohering.clone(), bounds);
     let other = spawn_flock(&mut app, cohering);
     for i in 0..9 {
-        let p = Vec2::new(290.0, 290.0) + Vec2::new((i % 3) as f32, (i / 3) as f32) * 10.0;
-        spawn_boid(&mut app, p, Vec2::ZERO, 0);
+        let p = xyz([290.0, 290.0, 200.0]) + xyz([(i % 3) as f32, (i / 3) as f32, 0.0]) * 10.0;
+        spawn_boid(&mut app, p, Vector::ZERO, 0);
     }
-    let stranger = spawn_boid(&mut app, Vec2::new(360.0, 300.0), Vec2::ZERO, 0);
+    let stranger = spawn_boid(&mut app, xyz([360.0, 300.0, 200.0]), Vector::ZERO, 0);
     app.world_mut().entity_mut(stranger).insert(InFlock(other));
-    let friend = spawn_boid(&mut app, Vec2::new(240.0, 300.0), Vec2::ZERO, 0);
+    let friend = spawn_boid(&mut app, xyz([240.0, 300.0, 200.0]), Vector::ZERO, 0);
     step(&mut app, 180);
     let at = |e: Entity| app.world().get::<Position>(e).unwrap().0;
-    let centre = Vec2::new(300.0, 300.0);
+    let centre = xyz([300.0, 300.0, 200.0]);
     assert!(at(stranger).distance(centre) > 59.0, "{}", at(stranger));
     assert!(at(friend).distance(centre) < 30.0, "{}", at(friend));
 }
@@ -186,7 +195,12 @@ fn boids_move_between_flocks_and_leave_them() {
             ..FlockParams::default()
         },
     );
-    let b = spawn_boid(&mut app, Vec2::new(100.0, 100.0), Vec2::new(100.0, 0.0), 0);
+    let b = spawn_boid(
+        &mut app,
+        xyz([100.0, 100.0, 200.0]),
+        xyz([100.0, 0.0, 0.0]),
+        0,
+    );
     step(&mut app, 5);
     assert_eq!(*app.world().get::<FlockId>(b).unwrap(), FlockId::DEFAULT);
     let speed = |app: &App| app.world().get::<Velocity>(b).unwrap().length();
@@ -278,7 +292,12 @@ fn bad_flock_parameters_are_clamped_in_the_flock() {
             ..FlockParams::default()
         },
     );
-    let b = spawn_boid(&mut app, Vec2::new(400.0, 400.0), Vec2::new(50.0, 0.0), 0);
+    let b = spawn_boid(
+        &mut app,
+        xyz([400.0, 400.0, 200.0]),
+        xyz([50.0, 0.0, 0.0]),
+        0,
+    );
     app.world_mut().entity_mut(b).insert(InFlock(flock));
     step(&mut app, 10);
     let params = &app.world().get::<Flock>(flock).unwrap().params;
