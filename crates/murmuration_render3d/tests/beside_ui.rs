@@ -3,24 +3,22 @@
 //! whose centre (the focus) is then in the middle of the 600 pixels beside the panel; without a
 //! panel, the plain image. Headless: a window entity, no renderer.
 
-use bevy::asset::{AssetApp, AssetPlugin};
+mod common;
+
 use bevy::camera::SubCameraView;
-use bevy::input::InputPlugin;
 use bevy::prelude::*;
 use bevy::window::{PrimaryWindow, WindowResolution};
 use murmuration_render3d::{BoidsRender3dPlugin, FlockLook, OrbitCamera, ViewInsets};
 use murmuration_sim3d::prelude::*;
 
+use common::headless_app;
+
 #[test]
 fn the_image_centres_beside_the_panel() {
-    let mut app = App::new();
-    app.add_plugins((MinimalPlugins, InputPlugin, AssetPlugin::default()))
-        .init_asset::<Mesh>()
-        .init_asset::<StandardMaterial>();
-    #[cfg(feature = "debug")]
-    app.init_asset::<bevy::gizmos::GizmoAsset>();
-    app.add_plugins(BoidsPlugins::new(Update))
-        .add_plugins(BoidsRender3dPlugin::new(FlockLook::default()));
+    let mut app = headless_app(
+        BoidsPlugins::new(Update),
+        BoidsRender3dPlugin::new(FlockLook::default()),
+    );
     app.world_mut().spawn((
         Window {
             resolution: WindowResolution::new(800, 600),

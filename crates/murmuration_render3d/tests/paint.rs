@@ -2,12 +2,14 @@
 //! along -z (a quarter turn) get hues a quarter of the wheel apart, and a change of look repaints
 //! every boid the next frame. Headless: assets without a renderer.
 
-use bevy::asset::{AssetApp, AssetPlugin};
-use bevy::input::InputPlugin;
+mod common;
+
 use bevy::prelude::*;
 use murmuration_render3d::{BoidsRender3dPlugin, ColourMode, FlockLook};
 use murmuration_sim3d::dim3::Box3;
 use murmuration_sim3d::prelude::*;
+
+use common::headless_app;
 
 /// The colour `boid` is drawn in.
 fn colour(app: &App, boid: Entity) -> Color {
@@ -25,20 +27,11 @@ fn colour(app: &App, boid: Entity) -> Color {
 
 #[test]
 fn boids_wear_the_colour_of_their_heading_or_species() {
-    let mut app = App::new();
-    app.add_plugins((MinimalPlugins, InputPlugin, AssetPlugin::default()))
-        .init_asset::<Mesh>()
-        .init_asset::<StandardMaterial>();
-    // What the debug overlays' gizmo group needs of Bevy's gizmos, without a renderer.
-    #[cfg(feature = "debug")]
-    app.init_asset::<bevy::gizmos::GizmoAsset>();
-    app.add_plugins(
+    let mut app = headless_app(
         BoidsPlugins::new(Update).with_bounds(SimulationBounds::wrap(Box3::from_corners(
             Vec3::ZERO,
             Vec3::splat(1000.0),
         ))),
-    )
-    .add_plugins(
         BoidsRender3dPlugin::new(FlockLook {
             colour: ColourMode::Heading,
             ..FlockLook::fish()
