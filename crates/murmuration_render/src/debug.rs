@@ -7,10 +7,13 @@
 //! and the steering record are the same in 2D and 3D; each crate's `debug_draw` module picks the
 //! boid under the pointer and draws in its own dimension.
 
+use bevy::color::palettes::css::{GRAY, LIGHT_SKY_BLUE, ORANGE_RED};
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 use murmuration_sim::math::Vector;
-use murmuration_sim::{Acceleration, Boid, BoidsSchedule, BoidsSystems};
+use murmuration_sim::{
+    Acceleration, Boid, BoidsSchedule, BoidsSystems, Perception, SpatialHash, neighbours_of,
+};
 
 use crate::debug_draw::{draw_overlays, pick_boid};
 
@@ -107,4 +110,51 @@ pub(crate) fn record_steering(
             (false, None) => {}
         }
     }
+}
+
+/// The picked boid's lines to its neighbours and its arrows, drawn alike in both dimensions: a
+/// quarter of a second of velocity, the velocity the steering asks for (desired = velocity +
+/// steering, as `force = desired - v` for one rule), and the steering between them.
+pub(crate) fn draw_neighbours_and_forces(
+    gizmos: &mut Gizmos<FlockDebugGizmos>,
+    debug: &FlockDebug,
+    hash: &SpatialHash,
+    perception: &Perception,
+    slot: usize,
+    (p, v): (Vector, Vector),
+    steering: Option<&LastSteering>,
+) {
+    if debug.neighbours && slot < hash.len() {
+        for hit in neighbours_of(hash, perception, slot) {
+            line(
+                gizmos,
+                p,
+                p + hit.delta,
+                LIGHT_SKY_BLUE.with_alpha(0.8).into(),
+            );
+        }
+    }
+    if debug.forces {
+        let t = 0.25;
+        let steer = steering.map_or(Vector::ZERO, |s| s.0);
+        arrow(gizmos, p, p + v * t, LIGHT_SKY_BLUE.into());
+        arrow(gizmos, p, p + (v + steer) * t, GRAY.into());
+        arrow(gizmos, p + v * t, p + (v + steer) * t, ORANGE_RED.into());
+    }
+}
+
+/// A line in the simulation's dimension.
+fn line(gizmos: &mut Gizmos<FlockDebugGizmos>, a: Vector, b: Vector, color: Color) {
+    #[cfg(not(feature = "3d"))]
+    gizmos.line_2d(a, b, color);
+    #[cfg(feature = "3d")]
+    gizmos.line(a, b, color);
+}
+
+/// An arrow in the simulation's dimension.
+fn arrow(gizmos: &mut Gizmos<FlockDebugGizmos>, a: Vector, b: Vector, color: Color) {
+    #[cfg(not(feature = "3d"))]
+    gizmos.arrow_2d(a, b, color);
+    #[cfg(feature = "3d")]
+    gizmos.arrow(a, b, color);
 }

@@ -1,14 +1,13 @@
 //! The debug overlays in 2D ([`crate::debug`]): picking the boid under the pointer, and drawing.
 
-use bevy::color::palettes::css::{GOLD, GRAY, LIGHT_SKY_BLUE, ORANGE_RED, WHITE};
+use bevy::color::palettes::css::{GOLD, GRAY, WHITE};
 use bevy::prelude::*;
 use murmuration_sim::{
     Boid, Edges, FlockId, FlockTable, HashSlot, SimulationBounds, SpatialHash, Velocity,
-    neighbours_of,
 };
 
 use crate::controls::InputBlocked;
-use crate::debug::{FlockDebug, FlockDebugGizmos, LastSteering};
+use crate::debug::{FlockDebug, FlockDebugGizmos, LastSteering, draw_neighbours_and_forces};
 use crate::pointer::pointer_world;
 use crate::view::WorldView;
 
@@ -104,21 +103,15 @@ pub(crate) fn draw_overlays(
             }
         }
     }
-    let slot = slot.0 as usize;
-    if debug.neighbours && slot < hash.len() {
-        for hit in neighbours_of(&hash, &perception, slot) {
-            gizmos.line_2d(p, p + hit.delta, LIGHT_SKY_BLUE.with_alpha(0.8));
-        }
-    }
-    if debug.forces {
-        // Arrows a quarter of a second long: where the boid is going, and how the steering
-        // bends it (desired = velocity + steering, as `force = desired - v` for one rule).
-        let t = 0.25;
-        let steer = steering.map_or(Vec2::ZERO, |s| s.0);
-        gizmos.arrow_2d(p, p + v * t, LIGHT_SKY_BLUE);
-        gizmos.arrow_2d(p, p + (v + steer) * t, GRAY);
-        gizmos.arrow_2d(p + v * t, p + (v + steer) * t, ORANGE_RED);
-    }
+    draw_neighbours_and_forces(
+        &mut gizmos,
+        &debug,
+        &hash,
+        &perception,
+        slot.0 as usize,
+        (p, v),
+        steering,
+    );
 }
 
 /// A rectangle drawn as dashes of about `dash` world units.

@@ -1,17 +1,16 @@
 //! The debug overlays in 3D ([`crate::debug`]): picking the boid drawn nearest the pointer, and
 //! drawing the overlays as spheres, cones, boxes and arrows.
 
-use bevy::color::palettes::css::{GOLD, GRAY, LIGHT_SKY_BLUE, ORANGE_RED, WHITE};
+use bevy::color::palettes::css::{GOLD, GRAY, WHITE};
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use murmuration_sim3d::{
     Boid, Edges, FlockId, FlockTable, HashSlot, SimulationBounds, SpatialHash, Velocity,
-    neighbours_of,
 };
 
 use crate::OrbitCamera;
 use crate::controls::InputBlocked;
-use crate::debug::{FlockDebug, FlockDebugGizmos, LastSteering};
+use crate::debug::{FlockDebug, FlockDebugGizmos, LastSteering, draw_neighbours_and_forces};
 
 /// P or a middle click picks the boid drawn nearest the pointer on screen.
 pub(crate) fn pick_boid(
@@ -129,21 +128,15 @@ pub(crate) fn draw_overlays(
             }
         }
     }
-    let slot = slot.0 as usize;
-    if debug.neighbours && slot < hash.len() {
-        for hit in neighbours_of(&hash, &perception, slot) {
-            gizmos.line(p, p + hit.delta, LIGHT_SKY_BLUE.with_alpha(0.8));
-        }
-    }
-    if debug.forces {
-        // As in 2D: a quarter of a second of velocity, the velocity the steering asks for, and
-        // the steering between them.
-        let t = 0.25;
-        let steer = steering.map_or(Vec3::ZERO, |s| s.0);
-        gizmos.arrow(p, p + v * t, LIGHT_SKY_BLUE);
-        gizmos.arrow(p, p + (v + steer) * t, GRAY);
-        gizmos.arrow(p + v * t, p + (v + steer) * t, ORANGE_RED);
-    }
+    draw_neighbours_and_forces(
+        &mut gizmos,
+        &debug,
+        &hash,
+        &perception,
+        slot.0 as usize,
+        (p, v),
+        steering,
+    );
 }
 
 /// The twelve edges of the box of `size` round `centre`.
