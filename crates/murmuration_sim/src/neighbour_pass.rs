@@ -12,7 +12,7 @@ use bevy::prelude::Resource;
 
 use crate::bounds::SimulationBounds;
 use crate::components::FlockId;
-use crate::hash::{SpatialHash, UNIT_KEY};
+use crate::hash::{Motion, SpatialHash, UNIT_KEY};
 use crate::kernel::{LANES, PassCounts, SLOT_RUN, Scratch, slot_sums};
 use crate::lanes::{Coords, Lanes, MaskLanes, Real, fill};
 use crate::math::Vector;
@@ -166,16 +166,60 @@ impl<'a> Sums<'a> {
     }
 }
 
-/// What the forces of eight boids are made from: their sums and velocities, and their flocks'
-/// numbers, in lanes.
+/// What the forces of eight boids are made from: their sums, their motions and own top speeds
+/// as the hash holds them, and their flocks' rows.
+// NOTE: references to what is already in memory, not lanes filled here: lanes stored lane by
+// lane and read back whole by the out-of-line force code waited on their narrow stores (30% of
+// the force code's samples at 100,000 boids).
 #[derive(Clone, Copy)]
 struct ForceIn<'a> {
     sums: &'a NeighbourSums<Lanes<LANES>>,
-    velocity: Coords<Lanes<LANES>>,
-    speed: Lanes<LANES>,
-    max_force: Lanes<LANES>,
-    separation_distance: Lanes<LANES>,
-    weights: Weights<Lanes<LANES>>,
+    motions: &'a [Motion; LANES],
+    /// Each boid's own top speed, NaN where it has none.
+    speeds: &'a [f32; LANES],
+    rows: Rows<'a>,
+}
+
+/// The flock rows of eight boids: one for all (nearly always), or each its own.
+#[derive(Clone, Copy)]
+enum Rows<'a> {
+    One(&'a FlockRow),
+    Each(&'a [&'a FlockRow; LANES]),
+}
+
+impl ForceIn<'_> {
+    /// A number of each boid's row, in lanes.
+    #[inline(always)]
+    fn param(&self, f: impl Fn(&FlockRow) -> f32) -> Lanes<LANES> {
+        match self.rows {
+            Rows::One(row) => Lanes::splat(f(row)),
+            Rows::Each(rows) => Lanes::from_fn(|l| f(rows[l])),
+        }
+    }
+
+    /// Their velocities.
+    #[inline(always)]
+    fn velocity(&self) -> Coords<Lanes<LANES>> {
+        Coords::from_fn(|l| self.motions[l].velocity)
+    }
+
+    /// Each one's own top speed where it has one (not NaN), else its flock's.
+    #[inline(always)]
+    fn speed(&self) -> Lanes<LANES> {
+        let own = Lanes(*self.speeds);
+        Lanes::select(own.eq(own), own, self.param(|r| r.max_speed))
+    }
+
+    /// Their flocks' weights.
+    #[inline(always)]
+    fn weights(&self) -> Weights<Lanes<LANES>> {
+        Weights {
+            separation: self.param(|r| r.weights.separation),
+            alignment: self.param(|r| r.weights.alignment),
+            cohesion: self.param(|r| r.weights.cohesion),
+            give_way: self.param(|r| r.weights.give_way),
+        }
+    }
 }
 
 /// Eight boids' forces and how far each gives way to its crowding.
@@ -185,16 +229,18 @@ type ForceOut = ([Vector; LANES], Lanes<LANES>);
 /// where the build's vector instructions can shuffle them).
 #[inline(always)]
 fn flocking_force_in(f: &ForceIn<'_>) -> ForceOut {
-    let force = flocking_force(f.sums, f.velocity, f.speed, f.max_force, &f.weights);
-    let yields = give_way(f.sums, f.weights.give_way);
+    let (weights, max_force) = (f.weights(), f.param(|r| r.max_force));
+    let force = flocking_force(f.sums, f.velocity(), f.speed(), max_force, &weights);
+    let yields = give_way(f.sums, weights.give_way);
     (fill(Vector::ZERO, |l| force.lane(l)), yields)
 }
 
 /// [`unit_force`] in lanes (as [`flocking_force_in`]); units never give way.
 #[inline(always)]
 fn unit_force_in(f: &ForceIn<'_>) -> ForceOut {
-    let (distance, weight) = (f.separation_distance, f.weights.separation);
-    let force = unit_force(f.sums, f.speed, f.max_force, distance, weight);
+    let distance = f.param(|r| r.separation_distance);
+    let (weight, max_force) = (f.param(|r| r.weights.separation), f.param(|r| r.max_force));
+    let force = unit_force(f.sums, f.speed(), max_force, distance, weight);
     (fill(Vector::ZERO, |l| force.lane(l)), Lanes::splat(0.0))
 }
 
@@ -224,35 +270,38 @@ fn block(
 ) {
     let arrays = hash.arrays();
     let n = out.len();
-    // Lanes past the end repeat the first boid's numbers; their forces are not written.
+    // A block short of eight (the end of a part) repeats its first boid in the lanes past the
+    // end, whose forces are not written.
     let at = |l: usize| first + if l < n { l } else { 0 };
-    let keys: [u32; LANES] = fill(0, |l| arrays.keys[at(l)]);
-    let units = MaskLanes::<LANES>(fill(0, |l| if keys[l] & UNIT_KEY != 0 { !0 } else { 0 }));
-    let flock = |l: usize| FlockId(((keys[l] & !UNIT_KEY) >> 16) as u16);
-    let uniform = keys.iter().all(|&k| (k ^ keys[0]) & !0xffff == 0);
-    let first_row = table.row(flock(0));
-    // Each lane's row only where the block mixes flocks.
-    let rows: Option<[&FlockRow; LANES]> =
-        (!uniform).then(|| fill(first_row, |l| table.row(flock(l))));
-    let param = |f: fn(&FlockRow) -> f32| match &rows {
-        None => Lanes::splat(f(first_row)),
-        Some(rows) => Lanes::from_fn(|l| f(rows[l])),
+    let (short_motions, short_speeds);
+    let (motions, speeds): (&[Motion; LANES], &[f32; LANES]) = if n == LANES {
+        let whole = first..first + LANES;
+        let motions = arrays.motions[whole.clone()].try_into().expect("eight");
+        (motions, arrays.speeds[whole].try_into().expect("eight"))
+    } else {
+        short_motions = fill(Motion::default(), |l| arrays.motions[at(l)]);
+        short_speeds = fill(0.0, |l| arrays.speeds[at(l)]);
+        (&short_motions, &short_speeds)
     };
-    let flock_speed = param(|r| r.max_speed);
-    let own = Lanes::from_fn(|l| arrays.speeds[at(l)]);
+    let keys: &[u32] = &arrays.keys[first..first + n];
+    let is_unit = |l: usize| arrays.keys[at(l)] & UNIT_KEY != 0;
+    let units = MaskLanes::<LANES>(fill(0, |l| if is_unit(l) { !0 } else { 0 }));
+    let flock = |k: u32| FlockId(((k & !UNIT_KEY) >> 16) as u16);
+    let uniform = keys.iter().all(|&k| (k ^ keys[0]) & !0xffff == 0);
+    let first_row = table.row(flock(keys[0]));
+    // Each lane's row only where the block mixes flocks.
+    let each: [&FlockRow; LANES];
+    let rows = if uniform {
+        Rows::One(first_row)
+    } else {
+        each = fill(first_row, |l| table.row(flock(arrays.keys[at(l)])));
+        Rows::Each(&each)
+    };
     let input = ForceIn {
         sums,
-        velocity: Coords::from_fn(|l| arrays.motions[at(l)].velocity),
-        // Its own top speed where it has one (not NaN), else its flock's.
-        speed: Lanes::select(own.eq(own), own, flock_speed),
-        max_force: param(|r| r.max_force),
-        separation_distance: param(|r| r.separation_distance),
-        weights: Weights {
-            separation: param(|r| r.weights.separation),
-            alignment: param(|r| r.weights.alignment),
-            cohesion: param(|r| r.weights.cohesion),
-            give_way: param(|r| r.weights.give_way),
-        },
+        motions,
+        speeds,
+        rows,
     };
     let (force, yielding) = if !Lanes::any(units) {
         flocking(&input)
