@@ -14,7 +14,9 @@ use crate::components::{
     Predator, PreviousPosition, Species, Velocity,
 };
 use crate::control::{SimulationControl, consume_step};
-use crate::flock::{Flock, FlockMembers, InFlock, resolve_flocks};
+use crate::flock::{
+    Flock, FlockMembers, InFlock, Joined, note_join, note_new_member, resolve_flocks,
+};
 use crate::hash::{HashHit, KNearest, SpatialHash};
 use crate::hunt::{self, BoidCaught, CatchRules, CatchStats, OnCatch};
 use crate::metrics::{self, FlockMetrics, FlockShape, MetricsSettings};
@@ -282,6 +284,11 @@ impl Plugin for StepPlugin {
             schedule,
             prepare::warn_missing_resources.before(BoidsSystems::First),
         );
+        app.init_resource::<Joined>()
+            .add_observer(note_join)
+            .world_mut()
+            .register_component_hooks::<FlockId>()
+            .on_add(note_new_member);
         app.add_systems(
             schedule,
             (
