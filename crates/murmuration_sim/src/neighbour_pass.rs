@@ -52,16 +52,17 @@ pub fn neighbour_sums(
     let sums = Sums::new(hash, table, bounds, search);
     let part = |(slots, out): (Range<usize>, &mut [NeighbourSums<f32>])| {
         let mut lanes = [NeighbourSums::zero(); SLOT_RUN / LANES];
-        let mut scratch = Scratch::new();
-        let mut counts = PassCounts::default();
-        for (first, out) in slots.step_by(SLOT_RUN).zip(out.chunks_mut(SLOT_RUN)) {
-            let lanes = &mut lanes[..out.len().div_ceil(LANES)];
-            counts = counts.plus(sums.of(first..first + out.len(), lanes, &mut scratch));
-            for (i, out) in out.iter_mut().enumerate() {
-                *out = lanes[i / LANES].lane(i % LANES);
+        Scratch::with(|scratch| {
+            let mut counts = PassCounts::default();
+            for (first, out) in slots.step_by(SLOT_RUN).zip(out.chunks_mut(SLOT_RUN)) {
+                let lanes = &mut lanes[..out.len().div_ceil(LANES)];
+                counts = counts.plus(sums.of(first..first + out.len(), lanes, scratch));
+                for (i, out) in out.iter_mut().enumerate() {
+                    *out = lanes[i / LANES].lane(i % LANES);
+                }
             }
-        }
-        counts
+            counts
+        })
     };
     fold_parts((0..n, &mut out[..]), PARTS, part, PassCounts::plus)
 }
@@ -96,23 +97,24 @@ pub fn flocking_forces(
     let part = |(slots, (out, yields)): (Range<usize>, (&mut [Vector], &mut [f32]))| {
         let lanes = (flocking_lanes(), unit_lanes());
         let mut buffer = [NeighbourSums::zero(); SLOT_RUN / LANES];
-        let mut scratch = Scratch::new();
-        let mut counts = PassCounts::default();
-        let runs = out.chunks_mut(SLOT_RUN).zip(yields.chunks_mut(SLOT_RUN));
-        for (first, (out, yields)) in slots.step_by(SLOT_RUN).zip(runs) {
-            let sums_of = &mut buffer[..out.len().div_ceil(LANES)];
-            counts = counts.plus(sums.of(first..first + out.len(), sums_of, &mut scratch));
-            let blocks = out.chunks_mut(LANES).zip(yields.chunks_mut(LANES));
-            for (b, (sums, out)) in sums_of.iter().zip(blocks).enumerate() {
-                // SAFETY: `flocking_lanes` and `unit_lanes` gave the build for this CPU.
-                let lanes = (
-                    |f: &ForceIn<'_>| unsafe { lanes.0(f) },
-                    |f: &ForceIn<'_>| unsafe { lanes.1(f) },
-                );
-                block(hash, table, first + b * LANES, sums, out, lanes);
+        Scratch::with(|scratch| {
+            let mut counts = PassCounts::default();
+            let runs = out.chunks_mut(SLOT_RUN).zip(yields.chunks_mut(SLOT_RUN));
+            for (first, (out, yields)) in slots.step_by(SLOT_RUN).zip(runs) {
+                let sums_of = &mut buffer[..out.len().div_ceil(LANES)];
+                counts = counts.plus(sums.of(first..first + out.len(), sums_of, scratch));
+                let blocks = out.chunks_mut(LANES).zip(yields.chunks_mut(LANES));
+                for (b, (sums, out)) in sums_of.iter().zip(blocks).enumerate() {
+                    // SAFETY: `flocking_lanes` and `unit_lanes` gave the build for this CPU.
+                    let lanes = (
+                        |f: &ForceIn<'_>| unsafe { lanes.0(f) },
+                        |f: &ForceIn<'_>| unsafe { lanes.1(f) },
+                    );
+                    block(hash, table, first + b * LANES, sums, out, lanes);
+                }
             }
-        }
-        counts
+            counts
+        })
     };
     let outs = (&mut out.force[..], &mut out.give_way[..]);
     fold_parts((0..n, outs), PARTS, part, PassCounts::plus)
