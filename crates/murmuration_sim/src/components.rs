@@ -4,8 +4,11 @@
 //! [`Acceleration`] in units per second squared. The 2D camera of the examples shows one unit as
 //! one pixel.
 
-use crate::math::Vector;
+use bevy::ecs::lifecycle::HookContext;
+use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
+
+use crate::math::Vector;
 
 /// Marks an entity as a member of the flock.
 ///
@@ -180,7 +183,28 @@ pub struct Obstacle {
     Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Deref,
 )]
 #[reflect(Component, Default, Debug, Clone)]
+#[component(on_add = note_new_member)]
 pub struct FlockId(pub(crate) u16);
+
+/// Whether a boid joined a flock ([`InFlock`](crate::InFlock) inserted) or a boid or hunter was
+/// spawned ([`FlockId`] added) since the plugin last looked: only then does it look for whose
+/// [`FlockId`] to set. Set at first, for what was spawned before the plugin was added.
+#[derive(Resource, Debug)]
+pub(crate) struct Joined(pub bool);
+
+impl Default for Joined {
+    fn default() -> Self {
+        Self(true)
+    }
+}
+
+/// Notes a new [`FlockId`] in [`Joined`] (its `on_add` hook; a hook declared here, not
+/// registered by the plugin, which cannot once the world holds one).
+fn note_new_member(mut world: DeferredWorld, _: HookContext) {
+    if let Some(mut joined) = world.get_resource_mut::<Joined>() {
+        joined.0 = true;
+    }
+}
 
 impl FlockId {
     /// The default flock: boids in no [`Flock`](crate::Flock), flying by the [`FlockParams`](crate::FlockParams)

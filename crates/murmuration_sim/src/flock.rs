@@ -24,12 +24,10 @@
 //! children); remove `InFlock` from boids first to keep them, and they join the default flock.
 //! A boid moves to another flock when its `InFlock` changes, from the next step on.
 
-use bevy::ecs::lifecycle::HookContext;
-use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
 
-use crate::components::FlockId;
 use crate::components::{Boid, Hunter};
+use crate::components::{FlockId, Joined};
 use crate::params::{FlockParams, ParamIssue};
 use crate::table::FlockTable;
 
@@ -189,22 +187,9 @@ pub(crate) fn resolve_flocks(
     }
 }
 
-/// Whether a boid joined a flock ([`InFlock`] inserted) or a boid or hunter was spawned
-/// ([`FlockId`] added) since [`resolve_flocks`] last looked: only then does it look for whose
-/// [`FlockId`] to set.
-#[derive(Resource, Debug, Default)]
-pub(crate) struct Joined(bool);
-
 /// Notes a join ([`InFlock`] inserted or replaced; it cannot be changed in place).
 pub(crate) fn note_join(_: On<Insert, InFlock>, mut joined: ResMut<Joined>) {
     joined.0 = true;
-}
-
-/// Notes a new [`FlockId`] (the `on_add` hook the plugin gives it).
-pub(crate) fn note_new_member(mut world: DeferredWorld, _: HookContext) {
-    if let Some(mut joined) = world.get_resource_mut::<Joined>() {
-        joined.0 = true;
-    }
 }
 
 /// Warns once about the values `validate` changed in `what`.

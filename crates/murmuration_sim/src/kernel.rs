@@ -610,8 +610,9 @@ fn pair_observer(a: &Observer<f32>, b: &Observer<f32>) -> Observer<Lanes<16>> {
 /// (about 18 kB) until each eight are added up together.
 pub(crate) const SLOT_RUN: usize = 64;
 
-/// What the kernel reuses from one run of slots to the next: the gathered block (22 kB, set up
-/// once, not per run), the block's runs, the neighbour walk's list, and the observers' lanes.
+/// What the kernel reuses from one run of slots to the next, one per thread ([`Self::with`]):
+/// the gathered block, the block's runs, the neighbour walk's list, and the observers' lanes
+/// (27 kB in 2D, 60 kB in 3D).
 pub(crate) struct Scratch {
     gathered: Gathered,
     block: Block,

@@ -8,15 +8,13 @@ use bevy::prelude::*;
 use bevy::transform::TransformSystems;
 
 use crate::bounds::{Edges, SimulationBounds};
-use crate::components::FlockId;
 use crate::components::{
     Acceleration, Arrive, Attractor, Boid, HashSlot, Hunter, MaxSpeed, Obstacle, Position,
     Predator, PreviousPosition, Species, Velocity,
 };
+use crate::components::{FlockId, Joined};
 use crate::control::{SimulationControl, consume_step};
-use crate::flock::{
-    Flock, FlockMembers, InFlock, Joined, note_join, note_new_member, resolve_flocks,
-};
+use crate::flock::{Flock, FlockMembers, InFlock, note_join, resolve_flocks};
 use crate::hash::{HashHit, KNearest, SpatialHash};
 use crate::hunt::{self, BoidCaught, CatchRules, CatchStats, OnCatch};
 use crate::metrics::{self, FlockMetrics, FlockShape, MetricsSettings};
@@ -284,11 +282,7 @@ impl Plugin for StepPlugin {
             schedule,
             prepare::warn_missing_resources.before(BoidsSystems::First),
         );
-        app.init_resource::<Joined>()
-            .add_observer(note_join)
-            .world_mut()
-            .register_component_hooks::<FlockId>()
-            .on_add(note_new_member);
+        app.init_resource::<Joined>().add_observer(note_join);
         app.add_systems(
             schedule,
             (

@@ -306,3 +306,39 @@ fn bad_flock_parameters_are_clamped_in_the_flock() {
     assert_eq!(params.field_of_view, 360.0);
     assert!(app.world().get::<Position>(b).unwrap().is_finite());
 }
+
+/// The plugin added to a world that already holds boids: they fly, and join a flock later.
+#[test]
+fn boids_spawned_before_the_plugin_fly_and_join_flocks() {
+    let mut app = App::new();
+    let b = spawn_boid(
+        &mut app,
+        xyz([100.0, 100.0, 200.0]),
+        xyz([100.0, 0.0, 0.0]),
+        0,
+    );
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(
+            BoidsPlugins::new(FixedUpdate).with_bounds(SimulationBounds::wrap(rect(800.0, 800.0))),
+        )
+        .insert_resource(bevy::time::TimeUpdateStrategy::FixedTimesteps(1));
+    step(&mut app, 2);
+    assert_eq!(*app.world().get::<FlockId>(b).unwrap(), FlockId::DEFAULT);
+    let slow = spawn_flock(
+        &mut app,
+        FlockParams {
+            max_speed: 30.0,
+            min_speed: 10.0,
+            ..FlockParams::default()
+        },
+    );
+    app.world_mut().entity_mut(b).insert(InFlock(slow));
+    step(&mut app, 2);
+    let id = app.world().resource::<FlockTable>().id_of(slow).unwrap();
+    assert_eq!(*app.world().get::<FlockId>(b).unwrap(), id);
+    let speed = app.world().get::<Velocity>(b).unwrap().length();
+    assert!(
+        speed <= 30.0 * 1.001,
+        "flies at its flock's top speed: {speed}"
+    );
+}

@@ -139,7 +139,7 @@ fn integrate_slices(step: &Step, movers: &Movers, mut slices: Slices) {
 /// as the components hold them, and their speed limits.
 // NOTE: references to the components, not copies: copied lane by lane and read back whole by
 // the out-of-line lane code, the copies waited on their narrow stores (the step's integration
-// 1.9x slower at 100,000 boids).
+// 1.5x slower at 100,000 boids).
 #[derive(Clone, Copy)]
 struct MoveIn<'a, const N: usize> {
     position: &'a [Position; N],
