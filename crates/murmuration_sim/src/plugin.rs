@@ -463,10 +463,29 @@ impl Plugin for MetricsPlugin {
             return;
         }
         let schedule = schedule_of(app, "MetricsPlugin");
+        if app
+            .try_register_required_components::<Flock, FlockShape>()
+            .is_err()
+        {
+            // A `Flock` spawned before the plugin: Bevy no longer lets `FlockShape` become
+            // required, so the flocks there get it now and those to come from an observer.
+            let world = app.world_mut();
+            let flocks: Vec<Entity> = world
+                .query_filtered::<Entity, (With<Flock>, Without<FlockShape>)>()
+                .iter(world)
+                .collect();
+            for flock in flocks {
+                world.entity_mut(flock).insert(FlockShape::default());
+            }
+            app.add_observer(|add: On<Add, Flock>, mut commands: Commands| {
+                commands
+                    .entity(add.entity)
+                    .insert_if_new(FlockShape::default());
+            });
+        }
         app.register_type::<FlockMetrics>()
             .register_type::<FlockShape>()
             .register_type::<MetricsSettings>()
-            .register_required_components::<Flock, FlockShape>()
             .init_resource::<FlockMetrics>()
             .init_resource::<MetricsSettings>()
             .add_systems(

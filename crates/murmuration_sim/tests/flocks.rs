@@ -342,3 +342,43 @@ fn boids_spawned_before_the_plugin_fly_and_join_flocks() {
         "flies at its flock's top speed: {speed}"
     );
 }
+
+/// The plugin added to a world that already holds a flock and its boids: the flock gets its
+/// row and its `FlockShape`, and its boids fly by its parameters.
+#[test]
+fn a_flock_spawned_before_the_plugin_flies_by_its_parameters() {
+    let mut app = App::new();
+    let slow = spawn_flock(
+        &mut app,
+        FlockParams {
+            max_speed: 30.0,
+            min_speed: 10.0,
+            ..FlockParams::default()
+        },
+    );
+    let b = spawn_boid(
+        &mut app,
+        xyz([100.0, 100.0, 200.0]),
+        xyz([100.0, 0.0, 0.0]),
+        0,
+    );
+    app.world_mut().entity_mut(b).insert(InFlock(slow));
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(
+            BoidsPlugins::new(FixedUpdate).with_bounds(SimulationBounds::wrap(rect(800.0, 800.0))),
+        )
+        .insert_resource(bevy::time::TimeUpdateStrategy::FixedTimesteps(1));
+    step(&mut app, 2);
+    let id = app.world().resource::<FlockTable>().id_of(slow).unwrap();
+    assert_eq!(*app.world().get::<FlockId>(b).unwrap(), id);
+    let speed = app.world().get::<Velocity>(b).unwrap().length();
+    assert!(
+        speed <= 30.0 * 1.001,
+        "flies at its flock's top speed: {speed}"
+    );
+    assert!(app.world().get::<FlockShape>(slow).is_some());
+    // A flock spawned afterwards gets its shape too.
+    let later = spawn_flock(&mut app, FlockParams::default());
+    step(&mut app, 1);
+    assert!(app.world().get::<FlockShape>(later).is_some());
+}
