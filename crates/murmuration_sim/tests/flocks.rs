@@ -36,6 +36,32 @@ fn spawn_flock(app: &mut App, params: FlockParams) -> Entity {
     app.world_mut().spawn(Flock::new(params)).id()
 }
 
+/// A flock with a top speed of 30 (the default flock's is far above).
+fn spawn_slow_flock(app: &mut App) -> Entity {
+    let params = FlockParams {
+        max_speed: 30.0,
+        min_speed: 10.0,
+        ..FlockParams::default()
+    };
+    spawn_flock(app, params)
+}
+
+/// A boid at (100, 100) flying along x at 100, the default flock's speed.
+fn spawn_fast_boid(app: &mut App) -> Entity {
+    spawn_boid(app, xyz([100.0, 100.0, 200.0]), xyz([100.0, 0.0, 0.0]), 0)
+}
+
+/// Boid `b` has the row of the slow flock `flock` ([`spawn_slow_flock`]) and keeps to its speed.
+fn assert_flies_in(app: &App, b: Entity, flock: Entity) {
+    let id = app.world().resource::<FlockTable>().id_of(flock).unwrap();
+    assert_eq!(*app.world().get::<FlockId>(b).unwrap(), id);
+    let speed = app.world().get::<Velocity>(b).unwrap().length();
+    assert!(
+        speed <= 30.0 * 1.001,
+        "flies at its flock's top speed: {speed}"
+    );
+}
+
 #[test]
 fn each_flock_flies_by_its_own_parameters() {
     let bounds = SimulationBounds::wrap(rect(1200.0, 900.0));
@@ -187,32 +213,15 @@ fn cohesion_stays_within_a_flock() {
 fn boids_move_between_flocks_and_leave_them() {
     let bounds = SimulationBounds::wrap(rect(800.0, 800.0));
     let mut app = app(FlockParams::default(), bounds);
-    let slow = spawn_flock(
-        &mut app,
-        FlockParams {
-            max_speed: 30.0,
-            min_speed: 10.0,
-            ..FlockParams::default()
-        },
-    );
-    let b = spawn_boid(
-        &mut app,
-        xyz([100.0, 100.0, 200.0]),
-        xyz([100.0, 0.0, 0.0]),
-        0,
-    );
+    let slow = spawn_slow_flock(&mut app);
+    let b = spawn_fast_boid(&mut app);
     step(&mut app, 5);
     assert_eq!(*app.world().get::<FlockId>(b).unwrap(), FlockId::DEFAULT);
     let speed = |app: &App| app.world().get::<Velocity>(b).unwrap().length();
     assert!(speed(&app) > 90.0);
     app.world_mut().entity_mut(b).insert(InFlock(slow));
     step(&mut app, 2);
-    let id = app.world().resource::<FlockTable>().id_of(slow).unwrap();
-    assert_eq!(*app.world().get::<FlockId>(b).unwrap(), id);
-    assert!(
-        speed(&app) <= 30.0 * 1.001,
-        "slowed to its new flock's top speed"
-    );
+    assert_flies_in(&app, b, slow);
     let members = app.world().get::<FlockMembers>(slow).unwrap();
     assert_eq!(members.iter().collect::<Vec<_>>(), vec![b]);
     app.world_mut().entity_mut(b).remove::<InFlock>();
@@ -311,36 +320,15 @@ fn bad_flock_parameters_are_clamped_in_the_flock() {
 #[test]
 fn boids_spawned_before_the_plugin_fly_and_join_flocks() {
     let mut app = App::new();
-    let b = spawn_boid(
-        &mut app,
-        xyz([100.0, 100.0, 200.0]),
-        xyz([100.0, 0.0, 0.0]),
-        0,
-    );
-    app.add_plugins(MinimalPlugins)
-        .add_plugins(
-            BoidsPlugins::new(FixedUpdate).with_bounds(SimulationBounds::wrap(rect(800.0, 800.0))),
-        )
-        .insert_resource(bevy::time::TimeUpdateStrategy::FixedTimesteps(1));
+    let b = spawn_fast_boid(&mut app);
+    let bounds = SimulationBounds::wrap(rect(800.0, 800.0));
+    add_plugins(&mut app, FlockParams::default(), bounds);
     step(&mut app, 2);
     assert_eq!(*app.world().get::<FlockId>(b).unwrap(), FlockId::DEFAULT);
-    let slow = spawn_flock(
-        &mut app,
-        FlockParams {
-            max_speed: 30.0,
-            min_speed: 10.0,
-            ..FlockParams::default()
-        },
-    );
+    let slow = spawn_slow_flock(&mut app);
     app.world_mut().entity_mut(b).insert(InFlock(slow));
     step(&mut app, 2);
-    let id = app.world().resource::<FlockTable>().id_of(slow).unwrap();
-    assert_eq!(*app.world().get::<FlockId>(b).unwrap(), id);
-    let speed = app.world().get::<Velocity>(b).unwrap().length();
-    assert!(
-        speed <= 30.0 * 1.001,
-        "flies at its flock's top speed: {speed}"
-    );
+    assert_flies_in(&app, b, slow);
 }
 
 /// The plugin added to a world that already holds a flock and its boids: the flock gets its
@@ -348,34 +336,13 @@ fn boids_spawned_before_the_plugin_fly_and_join_flocks() {
 #[test]
 fn a_flock_spawned_before_the_plugin_flies_by_its_parameters() {
     let mut app = App::new();
-    let slow = spawn_flock(
-        &mut app,
-        FlockParams {
-            max_speed: 30.0,
-            min_speed: 10.0,
-            ..FlockParams::default()
-        },
-    );
-    let b = spawn_boid(
-        &mut app,
-        xyz([100.0, 100.0, 200.0]),
-        xyz([100.0, 0.0, 0.0]),
-        0,
-    );
+    let slow = spawn_slow_flock(&mut app);
+    let b = spawn_fast_boid(&mut app);
     app.world_mut().entity_mut(b).insert(InFlock(slow));
-    app.add_plugins(MinimalPlugins)
-        .add_plugins(
-            BoidsPlugins::new(FixedUpdate).with_bounds(SimulationBounds::wrap(rect(800.0, 800.0))),
-        )
-        .insert_resource(bevy::time::TimeUpdateStrategy::FixedTimesteps(1));
+    let bounds = SimulationBounds::wrap(rect(800.0, 800.0));
+    add_plugins(&mut app, FlockParams::default(), bounds);
     step(&mut app, 2);
-    let id = app.world().resource::<FlockTable>().id_of(slow).unwrap();
-    assert_eq!(*app.world().get::<FlockId>(b).unwrap(), id);
-    let speed = app.world().get::<Velocity>(b).unwrap().length();
-    assert!(
-        speed <= 30.0 * 1.001,
-        "flies at its flock's top speed: {speed}"
-    );
+    assert_flies_in(&app, b, slow);
     assert!(app.world().get::<FlockShape>(slow).is_some());
     // A flock spawned afterwards gets its shape too.
     let later = spawn_flock(&mut app, FlockParams::default());

@@ -11,6 +11,12 @@ use murmuration_sim::prelude::*;
 /// 1/64 s (after the first, which only starts the clock).
 pub fn app(params: FlockParams, bounds: SimulationBounds) -> App {
     let mut app = App::new();
+    add_plugins(&mut app, params, bounds);
+    app
+}
+
+/// Adds to `app` what [`app`] builds it with (also to a world that already holds entities).
+pub fn add_plugins(app: &mut App, params: FlockParams, bounds: SimulationBounds) {
     app.add_plugins(MinimalPlugins)
         .add_plugins(
             BoidsPlugins::new(FixedUpdate)
@@ -18,7 +24,6 @@ pub fn app(params: FlockParams, bounds: SimulationBounds) -> App {
                 .with_bounds(bounds),
         )
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
-    app
 }
 
 /// The app with a seeded flock of `count` boids over the whole bounds.
