@@ -204,6 +204,17 @@ fn nearest_and_k_nearest_match_brute_force() {
             hash.k_nearest_into(p, 30.0, |_| true, &mut nearest);
             let within = all.iter().filter(|&&d| d < 900.0).count().min(7);
             assert_eq!(nearest.as_slice().len(), within);
+            // `nearest` is the first of the one nearest, exactly (the same boid, ties
+            // included), with a filter and with a limited reach.
+            for (reach, odd) in [(f32::INFINITY, false), (f32::INFINITY, true), (30.0, true)] {
+                let accept = |h: &HashHit| !odd || h.slot % 2 == 1;
+                nearest.set_k(1);
+                hash.k_nearest_into(p, reach, accept, &mut nearest);
+                assert_eq!(
+                    hash.nearest(p, reach, accept),
+                    nearest.as_slice().first().copied()
+                );
+            }
         }
     }
 }

@@ -293,8 +293,10 @@ pub(crate) fn hunt(
             (&by_slot[..], &mut found[..]),
             Parts::EVEN,
             |(hunters, found)| {
-                for (&(_, me, p), found) in hunters.iter().zip(found) {
-                    *found = prey_of(me, p);
+                for (&(slot, _, p), found) in hunters.iter().zip(found) {
+                    // The hunter is the boid in `slot` (checked above): never its own prey.
+                    let slot = slot as usize;
+                    *found = hash.nearest(p, f32::INFINITY, |h| h.slot != slot);
                 }
             },
         );
