@@ -223,8 +223,12 @@ pub struct StressArgs {
 }
 
 impl StressArgs {
+    /// The flags [`Self::parse`] knows.
+    pub const USAGE: &str = "--boids N --steps N --threads N --seed N --area-per-boid N \
+         --settle N --case NAME --clustered --brute-force --quick-start --3d --window";
+
     /// Reads the command line `all` (without the program's name); panics on a flag it does not
-    /// know, naming the ones it does.
+    /// know, naming the ones it does. `--help` prints them and exits.
     pub fn parse(all: &[String]) -> Self {
         let mut args = Self {
             flock: StressFlock::new(100_000),
@@ -256,18 +260,19 @@ impl StressArgs {
                     args.flock.pathology = Some(case.unwrap_or_else(|| panic!("no case {name}")).1);
                 }
                 "--brute-force" => args.flock.search = NeighbourSearch::BruteForce,
-                "--3d --window" => args.window = true,
+                "--window" => args.window = true,
                 "--quick-start" => args.quick_start = true,
                 "--3d" => args.three_d = true,
-                other => panic!(
-                    "unknown flag {other}; use --boids N --steps N --threads N --seed N \
-                 --area-per-boid N --settle N --case NAME --clustered --brute-force --quick-start \
-                 --3d --window"
-                ),
+                "--help" | "-h" => {
+                    let cases: Vec<&str> = Pathology::ALL.iter().map(|(name, _)| *name).collect();
+                    println!("usage: stress {}\ncases: {}", Self::USAGE, cases.join(", "));
+                    std::process::exit(0);
+                }
+                other => panic!("unknown flag {other}; use {}", Self::USAGE),
             }
             i += if matches!(
                 all[i].as_str(),
-                "--clustered" | "--brute-force" | "--3d --window" | "--quick-start"
+                "--clustered" | "--brute-force" | "--window" | "--quick-start" | "--3d"
             ) {
                 1
             } else {
@@ -452,4 +457,35 @@ impl fmt::Display for StressReport {
 fn median(samples: &mut [Duration]) -> Duration {
     samples.sort_unstable();
     samples.get(samples.len() / 2).copied().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> StressArgs {
+        let all: Vec<String> = line.split_whitespace().map(String::from).collect();
+        StressArgs::parse(&all)
+    }
+
+    /// Flags without a value take one word, wherever they stand: `--3d` before another flag
+    /// leaves it to be read, and `--window` is a flag of its own.
+    #[test]
+    fn flags_without_a_value_take_one_word() {
+        let args = parse("--3d --steps 5 --window --boids 7 --quick-start --threads 2");
+        assert!(args.three_d && args.window && args.quick_start);
+        assert_eq!(
+            (args.steps, args.flock.boids, args.threads),
+            (5, 7, Some(2))
+        );
+        let args = parse("--steps 9 --3d");
+        assert!(args.three_d && !args.window);
+        assert_eq!(args.steps, 9);
+    }
+
+    #[test]
+    #[should_panic(expected = "unknown flag --widow")]
+    fn an_unknown_flag_is_named() {
+        parse("--widow");
+    }
 }
