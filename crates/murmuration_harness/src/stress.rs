@@ -245,38 +245,65 @@ impl StressArgs {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or_else(|| panic!("{name} needs a number"))
         };
+        // Each flag sets its field and says how many words it took: itself, and its value.
         while i < all.len() {
-            match all[i].as_str() {
-                "--boids" => args.flock.boids = number(i, "--boids") as usize,
-                "--steps" => args.steps = number(i, "--steps") as usize,
-                "--settle" => args.settle = number(i, "--settle") as usize,
-                "--threads" => args.threads = Some(number(i, "--threads") as usize),
-                "--seed" => args.flock.seed = number(i, "--seed"),
-                "--area-per-boid" => args.flock.area_per_boid = number(i, "--area-per-boid") as f32,
-                "--clustered" => args.flock.clustered = true,
+            i += match all[i].as_str() {
+                "--boids" => {
+                    args.flock.boids = number(i, "--boids") as usize;
+                    2
+                }
+                "--steps" => {
+                    args.steps = number(i, "--steps") as usize;
+                    2
+                }
+                "--settle" => {
+                    args.settle = number(i, "--settle") as usize;
+                    2
+                }
+                "--threads" => {
+                    args.threads = Some(number(i, "--threads") as usize);
+                    2
+                }
+                "--seed" => {
+                    args.flock.seed = number(i, "--seed");
+                    2
+                }
+                "--area-per-boid" => {
+                    args.flock.area_per_boid = number(i, "--area-per-boid") as f32;
+                    2
+                }
                 "--case" => {
                     let name = all.get(i + 1).map(String::as_str).unwrap_or("");
                     let case = Pathology::ALL.iter().find(|(n, _)| *n == name);
                     args.flock.pathology = Some(case.unwrap_or_else(|| panic!("no case {name}")).1);
+                    2
                 }
-                "--brute-force" => args.flock.search = NeighbourSearch::BruteForce,
-                "--window" => args.window = true,
-                "--quick-start" => args.quick_start = true,
-                "--3d" => args.three_d = true,
+                "--clustered" => {
+                    args.flock.clustered = true;
+                    1
+                }
+                "--brute-force" => {
+                    args.flock.search = NeighbourSearch::BruteForce;
+                    1
+                }
+                "--window" => {
+                    args.window = true;
+                    1
+                }
+                "--quick-start" => {
+                    args.quick_start = true;
+                    1
+                }
+                "--3d" => {
+                    args.three_d = true;
+                    1
+                }
                 "--help" | "-h" => {
                     let cases: Vec<&str> = Pathology::ALL.iter().map(|(name, _)| *name).collect();
                     println!("usage: stress {}\ncases: {}", Self::USAGE, cases.join(", "));
                     std::process::exit(0);
                 }
                 other => panic!("unknown flag {other}; use {}", Self::USAGE),
-            }
-            i += if matches!(
-                all[i].as_str(),
-                "--clustered" | "--brute-force" | "--window" | "--quick-start" | "--3d"
-            ) {
-                1
-            } else {
-                2
             };
         }
         args
