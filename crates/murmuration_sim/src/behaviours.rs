@@ -106,16 +106,17 @@ pub fn obstacle_push(
     away * ((safe - distance) / avoid_distance)
 }
 
-/// Flee direction from one threat at delta `d` (from the boid to the threat): `-d / |d|` within
-/// `flee_radius`, else zero. Sum over threats and steer along the sum. A boid exactly on the
-/// threat flees along `tie_break()` (only asked for then).
+/// Flee direction from one threat at delta `d` (from the boid to the threat): `-d / |d|` closer
+/// than `flee_radius`, else zero. Sum over threats and steer along the sum. A boid exactly on
+/// the threat flees along `tie_break()` (only asked for then). ([`rules::flee`] for one threat.)
 #[inline]
 pub fn flee_direction(d: Vector, flee_radius: f32, tie_break: impl FnOnce() -> Vector) -> Vector {
-    let d2 = d.length_squared();
-    if d2 > flee_radius * flee_radius {
-        return Vector::ZERO;
+    let (away, on_the_spot) = rules::flee(Coords::of(d), flee_radius * flee_radius);
+    if on_the_spot {
+        tie_break()
+    } else {
+        away.to_vector()
     }
-    d.try_normalize().map_or_else(tie_break, |u| -u)
 }
 
 /// Arrive: steer toward a target at delta `d` with desired speed

@@ -63,6 +63,7 @@ pub mod spawn;
 pub mod stats;
 mod systems;
 pub mod table;
+mod threats;
 
 pub use bounds::{Edges, SimulationBounds};
 pub use components::{

@@ -320,6 +320,29 @@ pub fn accumulate_coincident(
 /// The distance two boids on exactly the same spot are treated as being apart, world units.
 pub const COINCIDENT_DISTANCE: f32 = 0.01;
 
+/// Flee from one threat at delta `d` (from the boid to the threat) closer than the flee radius
+/// (`|d|^2 < flee2`): `-d / |d|`, and zero from one farther away. Sum over threats and steer along the sum.
+/// The mask says where `d` is within reach but has no direction (the boid on the threat's very
+/// spot), where the caller flees along a tie-break of its own. (glam's `try_normalize`, as a
+/// select.)
+#[inline(always)]
+pub fn flee<R: Real>(d: Coords<R>, flee2: R) -> (Coords<R>, R::Mask) {
+    let d2 = d.length_squared();
+    // `0 < d2 < flee2`: then `1 / |d|` is finite and positive (even for the least `d2`), so
+    // this is `try_normalize` where it succeeds.
+    let within = d2.lt(flee2);
+    let has_direction = d2.gt(R::splat(0.0));
+    let away = Coords::select(
+        has_direction,
+        d.scale(-(R::splat(1.0) / d2.sqrt())),
+        Coords::zero(),
+    );
+    (
+        Coords::select(within, away, Coords::zero()),
+        within & d2.eq(R::splat(0.0)),
+    )
+}
+
 /// Reynolds steering along `dir`: `desired = dir / |dir| * speed`, `force = desired - v`,
 /// shortened to at most `max_force` (which must not be negative). A zero or non-finite `dir`
 /// gives zero. (glam's `try_normalize` and `clamp_length_max`, as selects.)

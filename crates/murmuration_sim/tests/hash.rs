@@ -168,8 +168,10 @@ fn nearest_and_k_nearest_match_brute_force() {
         hash.rebuild(&bounds, 40.0, &boids);
         let mut nearest = KNearest::new(7);
         for _ in 0..300 {
+            // Some points outside the bounds (in the grid's edge cells, or wrapped).
             let p = bounds.rect.min
-                + Vec2::new(rng.random::<f32>(), rng.random::<f32>()) * bounds.rect.size();
+                + (Vec2::new(rng.random::<f32>(), rng.random::<f32>()) * 1.4 - 0.2)
+                    * bounds.rect.size();
             let mut all: Vec<f32> = boids
                 .iter()
                 .map(|b| bounds.delta(p, b.1).length_squared())
@@ -233,6 +235,11 @@ fn degenerate_flocks_do_not_panic() {
     let mut n = 0;
     hash.for_each_within(Vec2::splat(3.0), 1.0, |_| n += 1);
     assert_eq!(n, 500);
+    // Of boids equally near, the first in hash order.
+    let first = hash.nearest(Vec2::splat(3.0), f32::INFINITY, |_| true);
+    assert_eq!(first.map(|h| h.slot), Some(0));
+    let second = hash.nearest(Vec2::splat(3.0), f32::INFINITY, |h| h.slot != 0);
+    assert_eq!(second.map(|h| h.slot), Some(1));
     let mut pairs = 0;
     hash.for_each_pair_within(1.0, |_, _| pairs += 1);
     assert_eq!(pairs, 500 * 499 / 2);

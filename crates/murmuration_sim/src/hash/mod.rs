@@ -256,6 +256,12 @@ impl SpatialHash {
         cell_indices(self, positions, out);
     }
 
+    /// The (clamped) cell holding `p`, a position anywhere.
+    #[inline]
+    pub(crate) fn cell_of(&self, p: Vector) -> IVector {
+        self.cell_xy(self.local(p))
+    }
+
     /// The (clamped) cell holding `p`, which must already be [`Self::local`].
     #[inline]
     pub(crate) fn cell_xy(&self, p: Vector) -> IVector {

@@ -19,6 +19,7 @@ use crate::parallel::{Parts, for_each_part};
 use crate::params::FlockParams;
 use crate::systems::prepare::StepBounds;
 use crate::table::FlockTable;
+use crate::threats::{self, FEW_PREDATORS};
 
 /// Everything that flies: boids and hunters.
 pub(crate) type Agents = Or<(With<Boid>, With<Hunter>)>;
@@ -85,13 +86,6 @@ pub(crate) fn avoid_obstacles(
         });
 }
 
-/// Up to this many predators, every boid checks every one; with more, the flee system puts them
-/// in a [`SpatialHash`] of their own first, and a boid heeds at most about this many of those
-/// around it (where more crowd its cells, every `k`-th:
-/// [`SpatialHash::for_each_within_sampled`]), so that a crowd of predators costs each boid a
-/// bounded walk.
-const FEW_PREDATORS: usize = 32;
-
 /// Boids flee every [`Predator`] (the mouse, a hunter) within the flee radius.
 pub(crate) fn flee_predators(
     bounds: Res<StepBounds>,
@@ -122,11 +116,12 @@ pub(crate) fn flee_predators(
     if list.is_empty() {
         return;
     }
-    // Many predators (every boid a hunter): in a spatial hash of their own, cells a flee radius
-    // across, so each boid looks only at those near it rather than at every one; and each
-    // boid's flee direction worked out in the flock's hash order, cell by cell, so that
-    // neighbours read the same predators while they are in cache (in the boids' own order each
-    // read the predators' cells from memory: 3x slower), then read by slot.
+    // Up to `FEW_PREDATORS`, every boid checks every one. More (every boid a hunter): in a
+    // spatial hash of their own, cells a flee radius across, so each boid looks only at those
+    // near it, at most about `FEW_PREDATORS` of them; and each boid's flee direction worked out
+    // in the flock's hash order, so that neighbours share the predators' blocks, copied once
+    // ([`threats`]; in the boids' own order each read the predators' cells from memory: 3x
+    // slower), then read by slot.
     let many = list.len() > FEW_PREDATORS;
     by_slot.clear();
     if many {
@@ -147,15 +142,11 @@ pub(crate) fn flee_predators(
         }
         by_slot.resize(hash.len(), Vector::ZERO);
         let by_cell = &*by_cell;
+        let radius = |slot: usize| table.row(hash.flock_of(slot)).flee_radius;
         for_each_part(
             (0..hash.len(), &mut by_slot[..]),
             Parts::EVEN,
-            |(slots, out)| {
-                for (slot, out) in slots.zip(out) {
-                    let radius = table.row(hash.flock_of(slot)).flee_radius;
-                    *out = flee_among(by_cell, hash.entity(slot), hash.position(slot), radius);
-                }
-            },
+            |(slots, out)| threats::flee_each(by_cell, &hash, slots, radius, out),
         );
     }
     let (by_cell, list, by_slot) = (&*by_cell, &list[..], &by_slot[..]);
@@ -167,7 +158,7 @@ pub(crate) fn flee_predators(
                 // A boid spawned since the hash was built has no slot yet.
                 match slot.and_then(|s| by_slot.get(s.0 as usize)) {
                     Some(&dir) => dir,
-                    None => flee_among(by_cell, me, p.0, row.flee_radius),
+                    None => threats::flee_among(by_cell, me, p.0, row.flee_radius),
                 }
             } else {
                 let mut dir = Vector::ZERO;
@@ -185,19 +176,6 @@ pub(crate) fn flee_predators(
                 a.0 += steer(dir, v.0, speed, row.max_force) * row.flee_weight;
             }
         });
-}
-
-/// The flee direction of the boid `me` at `p` from the predators of `by_cell` within `radius`:
-/// about [`FEW_PREDATORS`] of them where more crowd its cells. The flee steers along the sum's
-/// direction only, so a sample needs no weight.
-fn flee_among(by_cell: &SpatialHash, me: Entity, p: Vector, radius: f32) -> Vector {
-    let mut dir = Vector::ZERO;
-    by_cell.for_each_within_sampled(p, radius, FEW_PREDATORS, |hit| {
-        if by_cell.entity(hit.slot) != me {
-            dir += flee_direction(hit.delta, radius, || tie_break(hit.slot, usize::MAX));
-        }
-    });
-    dir
 }
 
 /// Boids seek the nearest [`Attractor`], at any distance, as far as their crowding lets them
@@ -259,8 +237,8 @@ pub(crate) fn arrive_at_targets(
 /// top speed, and remembers it in [`Hunter::prey`].
 ///
 /// With many hunters (over [`FEW_PREDATORS`]) that are boids too (every boid a hunter), their
-/// prey is found first in the hash's order, cell by cell, so that neighbouring hunters read the same cells while they are
-/// in cache, then looked up by slot.
+/// prey is found first in the hash's order, so that neighbouring hunters read the same cells
+/// while they are in cache, then looked up by slot.
 pub(crate) fn hunt(
     table: Res<FlockTable>,
     hash: Res<SpatialHash>,
@@ -273,35 +251,34 @@ pub(crate) fn hunt(
         &FlockId,
         &mut Hunter,
     )>,
-    mut by_slot: Local<Vec<(u32, Entity, Vector)>>,
+    mut in_hash: Local<SlotSet>,
+    mut order: Local<Vec<u32>>,
     mut found: Local<Vec<Option<HashHit>>>,
 ) {
-    // A hunter that is a boid too is in the hash: never its own prey.
-    let prey_of =
-        |me: Entity, p: Vector| hash.nearest(p, f32::INFINITY, |h| hash.entity(h.slot) != me);
-    by_slot.clear();
-    if hunters.iter().len() > FEW_PREDATORS {
-        by_slot.extend(hunters.iter().filter_map(|((me, slot), p, ..)| {
-            let slot = slot?.0;
-            let ok = (slot as usize) < hash.len() && hash.entity(slot as usize) == me;
-            ok.then_some((slot, me, p.0))
-        }));
-        by_slot.sort_unstable_by_key(|&(slot, ..)| slot);
+    // The slot of a hunter that is the boid there.
+    let own_slot = |me: Entity, slot: Option<&HashSlot>| {
+        let slot = slot?.0 as usize;
+        (slot < hash.len() && hash.entity(slot) == me).then_some(slot)
+    };
+    let many = hunters.iter().len() > FEW_PREDATORS;
+    in_hash.clear(if many { hash.len() } else { 0 });
+    order.clear();
+    if many {
+        for ((me, slot), ..) in &hunters {
+            if let Some(slot) = own_slot(me, slot) {
+                in_hash.insert(slot);
+            }
+        }
+        in_hash.rank_into(&mut order);
         found.clear();
-        found.resize(by_slot.len(), None);
+        found.resize(order.len(), None);
         for_each_part(
-            (&by_slot[..], &mut found[..]),
+            (&order[..], &mut found[..]),
             Parts::EVEN,
-            |(hunters, found)| {
-                for (&(slot, _, p), found) in hunters.iter().zip(found) {
-                    // The hunter is the boid in `slot` (checked above): never its own prey.
-                    let slot = slot as usize;
-                    *found = hash.nearest(p, f32::INFINITY, |h| h.slot != slot);
-                }
-            },
+            |(hunters, found)| threats::prey_of(&hash, hunters, found),
         );
     }
-    let (by_slot, found) = (&by_slot[..], &found[..]);
+    let (in_hash, found) = (&*in_hash, &found[..]);
     hunters
         .par_iter_mut()
         .for_each(|((me, slot), p, v, mut a, max_speed, flock, mut hunter)| {
@@ -311,13 +288,11 @@ pub(crate) fn hunt(
                 a.0 += steer_to_velocity(Vector::ZERO, v.0, row.max_force);
                 return;
             }
-            let looked_up = slot.and_then(|s| {
-                let i = by_slot
-                    .binary_search_by_key(&s.0, |&(slot, ..)| slot)
-                    .ok()?;
-                (by_slot[i].1 == me).then_some(found[i])
-            });
-            let prey = looked_up.unwrap_or_else(|| prey_of(me, p.0));
+            let prey = match own_slot(me, slot).and_then(|s| in_hash.rank(s)) {
+                Some(i) => found[i],
+                // A hunter that is a boid too is in the hash: never its own prey.
+                None => hash.nearest(p.0, f32::INFINITY, |h| hash.entity(h.slot) != me),
+            };
             let entity = prey.map(|hit| hash.entity(hit.slot));
             if hunter.prey != entity {
                 hunter.prey = entity;
@@ -326,4 +301,52 @@ pub(crate) fn hunt(
                 a.0 += steer(hit.delta, v.0, max_speed.0, row.max_force) * row.hunt_weight;
             }
         });
+}
+
+/// A set of hash slots (the hunters that are boids too), listed in slot order and ranked in
+/// constant time: no sort, no search.
+#[derive(Default)]
+pub(crate) struct SlotSet {
+    /// One bit a slot.
+    words: Vec<u64>,
+    /// The members before each word.
+    before: Vec<u32>,
+}
+
+impl SlotSet {
+    /// Empties the set, for slots below `slots`.
+    fn clear(&mut self, slots: usize) {
+        self.words.clear();
+        self.words.resize(slots.div_ceil(64), 0);
+        self.before.clear();
+    }
+
+    /// Adds `slot`.
+    fn insert(&mut self, slot: usize) {
+        self.words[slot / 64] |= 1 << (slot % 64);
+    }
+
+    /// Lists the members in slot order into `out`, and ranks them for [`Self::rank`].
+    fn rank_into(&mut self, out: &mut Vec<u32>) {
+        self.before.clear();
+        for (w, &word) in self.words.iter().enumerate() {
+            self.before.push(out.len() as u32);
+            let mut bits = word;
+            while bits != 0 {
+                out.push((w * 64) as u32 + bits.trailing_zeros());
+                bits &= bits - 1;
+            }
+        }
+    }
+
+    /// Where `slot` is in the list of [`Self::rank_into`], if it is a member.
+    fn rank(&self, slot: usize) -> Option<usize> {
+        let (w, bit) = (slot / 64, slot % 64);
+        let word = *self.words.get(w)?;
+        let below = word & ((1u64 << bit) - 1);
+        if word >> bit & 1 == 0 {
+            return None;
+        }
+        Some(*self.before.get(w)? as usize + below.count_ones() as usize)
+    }
 }

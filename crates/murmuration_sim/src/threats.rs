@@ -1,0 +1,440 @@
+//! Crowds of threats, cell by cell in lanes: each hunter's prey where many hunters are boids
+//! too (every boid a hunter), and each boid's flee direction where many predators are about.
+//! With a few of either, the systems of `systems::forces` check them one by one.
+//!
+//! The boids come in hash order, so that those of one cell follow each other and share their
+//! block of cells (3x3, 3x3x3 in 3D). The block is copied once into columns ([`Nearby`]), and
+//! each boid of the cell runs its rule over the copy in [`Lanes`]: the squared distance for the
+//! prey, [`rules::flee`] for the flee. A boid of a cell on the grid's edge (whose block crosses
+//! the seam or the edge) or of a crowded cell takes the walk of the hash instead, with the same
+//! result.
+
+use core::ops::Range;
+
+use bevy::prelude::Entity;
+
+use crate::behaviours::{flee_direction, tie_break};
+use crate::hash::{BLOCK_ROWS, HashHit, SpatialHash, stride_for};
+use crate::lanes::{Coords, Lanes, Real};
+use crate::math::{DIM, IVector, Vector};
+use crate::rules;
+use crate::simd::out_of_line;
+
+/// Boids a chunk of lanes holds.
+const LANES: usize = 8;
+
+/// With more predators than this, boids flee them through a hash of their own, each heeding
+/// at most about this many of those around it (every `k`-th where more crowd its cells).
+pub(crate) const FEW_PREDATORS: usize = 32;
+
+/// The most boids a hunter's [`Nearby`] holds (a whole chunk of padding included): a crowded
+/// block takes the hash's walk.
+const PREY_ROOM: usize = 512;
+
+/// The most predators a fleeing boid's [`Nearby`] holds: a sample of [`FEW_PREDATORS`] and a
+/// chunk of padding, rounded up.
+const FLEE_ROOM: usize = 48;
+
+/// How many predators' blocks a pass keeps copied at once: the boids of one cell of the
+/// flock's hash fall in up to four cells of the predators' (in 2D), and the next cell of the
+/// row shares two of them.
+const FLEE_BLOCKS: usize = 4;
+
+/// Where padding sits: so far away that it is never the nearest nor within reach, yet finite.
+const FAR: f32 = 1e30;
+
+/// The boids of one cell's inner block of cells (every `stride`-th of them), copied into
+/// columns: what the boids of that cell look at.
+pub(crate) struct Nearby<const ROOM: usize> {
+    position: [[f32; ROOM]; DIM],
+    slot: [u32; ROOM],
+    len: usize,
+    /// The cell whose block this is, if any yet.
+    cell: Option<IVector>,
+    /// Whether the block was copied (an inner block, within [`ROOM`]); else the boids of the
+    /// cell take the hash's walk.
+    copied: bool,
+    /// Where the own cell's row of the block (the middle one) starts: its first slot and its
+    /// first index in the copy (where every boid is copied).
+    middle: (usize, usize),
+}
+
+impl<const ROOM: usize> Default for Nearby<ROOM> {
+    fn default() -> Self {
+        Self {
+            position: [[FAR; ROOM]; DIM],
+            slot: [u32::MAX; ROOM],
+            len: 0,
+            cell: None,
+            copied: false,
+            middle: (0, 0),
+        }
+    }
+}
+
+impl<const ROOM: usize> Nearby<ROOM> {
+    /// Makes this the block of `cell` of `hash`, unless it already is: every boid of it, or,
+    /// with `cap`, every `k`-th where more than `cap` crowd it (`k = ceil(boids / cap)`, as
+    /// [`SpatialHash::for_each_within_sampled`] picks them). Returns whether it is copied.
+    fn show(&mut self, hash: &SpatialHash, cell: IVector, cap: Option<usize>) -> bool {
+        if self.cell == Some(cell) {
+            return self.copied;
+        }
+        self.copy(hash, cell, cap)
+    }
+
+    /// [`Self::show`] once it is known to be another block.
+    #[inline(never)]
+    fn copy(&mut self, hash: &SpatialHash, cell: IVector, cap: Option<usize>) -> bool {
+        self.cell = Some(cell);
+        self.copied = false;
+        self.len = 0;
+        let Some(rows) = hash.inner_block(cell) else {
+            return false;
+        };
+        let boids: usize = rows.iter().map(|r| r.len()).sum();
+        let stride = cap.map_or(1, |cap| stride_for(boids, cap));
+        if boids.div_ceil(stride) + LANES > ROOM {
+            return false;
+        }
+        // Every `stride`-th boid counted across the rows: `next` is the next one to take and
+        // `at` the first of the current row, both counted from the block's first.
+        let motions = hash.arrays().motions;
+        let (mut next, mut at) = (0, 0);
+        let rows: [_; BLOCK_ROWS] = rows;
+        for (row, run) in rows.into_iter().enumerate() {
+            if row == BLOCK_ROWS / 2 {
+                self.middle = (run.start, self.len);
+            }
+            let first = run.start + (next - at).min(run.len());
+            if stride == 1 {
+                let to = self.len..self.len + run.len();
+                for (axis, column) in self.position.iter_mut().enumerate() {
+                    for (x, m) in column[to.clone()].iter_mut().zip(&motions[run.clone()]) {
+                        *x = m.position[axis];
+                    }
+                }
+                for (s, j) in self.slot[to].iter_mut().zip(run.clone()) {
+                    *s = j as u32;
+                }
+                self.len += run.len();
+            } else {
+                for (k, m) in motions[first..run.end].iter().step_by(stride).enumerate() {
+                    for axis in 0..DIM {
+                        self.position[axis][self.len] = m.position[axis];
+                    }
+                    self.slot[self.len] = (first + k * stride) as u32;
+                    self.len += 1;
+                }
+            }
+            let taken = (run.end - first).div_ceil(stride);
+            if taken > 0 {
+                next = at + (first - run.start) + taken * stride;
+            }
+            at += run.len();
+            next = next.max(at);
+        }
+        // Pad to a whole chunk.
+        for i in self.len..self.len.next_multiple_of(LANES) {
+            for axis in 0..DIM {
+                self.position[axis][i] = FAR;
+            }
+            self.slot[i] = u32::MAX;
+        }
+        self.copied = true;
+        true
+    }
+
+    /// How many chunks of [`LANES`] the copy fills.
+    #[inline(always)]
+    fn chunks(&self) -> usize {
+        self.len.div_ceil(LANES)
+    }
+
+    /// Chunk `i`'s positions.
+    #[inline(always)]
+    fn chunk(&self, i: usize) -> Coords<Lanes<LANES>> {
+        Coords(core::array::from_fn(|axis| {
+            let lanes: &[f32; LANES] = self.position[axis][i * LANES..(i + 1) * LANES]
+                .try_into()
+                .unwrap();
+            Lanes(*lanes)
+        }))
+    }
+
+    /// Where `slot`, a boid of the block's own cell, is in a copy of every boid of the block.
+    fn index_of(&self, slot: usize) -> usize {
+        let (first_slot, first_index) = self.middle;
+        first_index + (slot - first_slot)
+    }
+}
+
+/// The nearest of `nearby`'s boids to `p` other than the one at `own` (its index), lane by lane:
+/// each lane's least squared distance and its index (of equally near ones, the first), for
+/// [`nearest_of`] to pick from. Infinite where a lane has none.
+#[inline(always)]
+fn nearest_in(nearby: &Nearby<PREY_ROOM>, p: Vector, own: usize) -> [Lanes<LANES>; 2] {
+    let o = Coords::<Lanes<LANES>>::from_vector(p);
+    let own = Lanes::splat(own as f32);
+    let mut best = Lanes::<LANES>::splat(f32::INFINITY);
+    let mut at = Lanes::<LANES>::splat(0.0);
+    // Each lane's index in the copy (exact in an `f32`: under `ROOM`).
+    let mut index = Lanes::<LANES>::from_fn(|l| l as f32);
+    for i in 0..nearby.chunks() {
+        let d2 = (nearby.chunk(i) - o).length_squared();
+        let d2 = Lanes::select(index.eq(own), Lanes::splat(f32::INFINITY), d2);
+        let nearer = d2.lt(best);
+        best = Lanes::select(nearer, d2, best);
+        at = Lanes::select(nearer, index, at);
+        index = index + Lanes::splat(LANES as f32);
+    }
+    [best, at]
+}
+
+out_of_line! {
+    /// [`nearest_in`], in the build for this CPU, out of line.
+    fn nearest_lanes(nearby: &Nearby<PREY_ROOM>, p: Vector, own: usize) -> [Lanes<LANES>; 2] = nearest_in(nearby, p, own);
+}
+
+/// The least squared distance of [`nearest_in`]'s lanes and its index: of equally near ones,
+/// the first.
+fn nearest_of([best, at]: [Lanes<LANES>; 2]) -> (f32, usize) {
+    let mut k = 0;
+    for l in 1..LANES {
+        if best.0[l] < best.0[k] || (best.0[l] == best.0[k] && at.0[l] < at.0[k]) {
+            k = l;
+        }
+    }
+    (best.0[k], at.0[k] as usize)
+}
+
+/// What [`flee_in`] leaves in its lanes: the sum of the flee from each boid, how many sit on
+/// the fleeing boid's very spot (which the sum leaves out) and the index of the last of them.
+type FleeLanes = (Coords<Lanes<LANES>>, Lanes<LANES>, Lanes<LANES>);
+
+/// The sum of [`rules::flee`] from each of `nearby`'s boids, for a boid at `p` with the squared
+/// flee radius `flee2`, and those on `p`'s very spot (the caller adds them: one may be the boid
+/// itself), lane by lane.
+#[inline(always)]
+fn flee_in(nearby: &Nearby<FLEE_ROOM>, p: Vector, flee2: f32) -> FleeLanes {
+    let o = Coords::<Lanes<LANES>>::from_vector(p);
+    let mut sum = Coords::<Lanes<LANES>>::zero();
+    let (mut spots, mut last) = (Lanes::<LANES>::splat(0.0), Lanes::<LANES>::splat(0.0));
+    let mut index = Lanes::<LANES>::from_fn(|l| l as f32);
+    for i in 0..nearby.chunks() {
+        let (away, on_the_spot) = rules::flee(nearby.chunk(i) - o, Lanes::splat(flee2));
+        sum = sum + away;
+        spots = spots.add_where(on_the_spot, Lanes::splat(1.0));
+        last = Lanes::select(on_the_spot, index, last);
+        index = index + Lanes::splat(LANES as f32);
+    }
+    (sum, spots, last)
+}
+
+out_of_line! {
+    /// [`flee_in`], in the build for this CPU, out of line.
+    fn flee_lanes(nearby: &Nearby<FLEE_ROOM>, p: Vector, flee2: f32) -> FleeLanes = flee_in(nearby, p, flee2);
+}
+
+/// The prey of each hunter of `slots` (boids of `hash`, in slot order): the nearest other boid,
+/// into `out`; what [`SpatialHash::nearest`] finds, hit for hit.
+pub(crate) fn prey_of(hash: &SpatialHash, slots: &[u32], out: &mut [Option<HashHit>]) {
+    let nearest = nearest_lanes();
+    let mut nearby = Nearby::<PREY_ROOM>::default();
+    let cell = hash.cell_size().min_element();
+    for (&slot, out) in slots.iter().zip(out) {
+        let slot = slot as usize;
+        let p = hash.position(slot);
+        let walk = || hash.nearest(p, f32::INFINITY, |h| h.slot != slot);
+        if !nearby.show(hash, hash.cell_of(p), None) {
+            *out = walk();
+            continue;
+        }
+        let own = nearby.index_of(slot);
+        debug_assert_eq!(nearby.slot[own] as usize, slot);
+        // SAFETY: `nearest_lanes` gives the build for this CPU.
+        let (d2, i) = nearest_of(unsafe { nearest(&nearby, p, own) });
+        // Settled where nearer than the block's edge is sure to be (a cell's width); else the
+        // prey may be farther out, and the walk goes wider.
+        *out = if d2 < cell * cell {
+            let at = Vector::from_array(core::array::from_fn(|axis| nearby.position[axis][i]));
+            Some(HashHit {
+                slot: nearby.slot[i] as usize,
+                delta: at - p,
+                distance_squared: d2,
+            })
+        } else {
+            walk()
+        };
+    }
+}
+
+/// The flee direction of the boid `me` at `p` from the predators of `predators` (a hash of
+/// their own, cells a flee radius across) within `radius`: about [`FEW_PREDATORS`] of them where
+/// more crowd its cells. The flee steers along the sum's direction only, so a sample needs no
+/// weight.
+pub(crate) fn flee_among(predators: &SpatialHash, me: Entity, p: Vector, radius: f32) -> Vector {
+    let mut dir = Vector::ZERO;
+    predators.for_each_within_sampled(p, radius, FEW_PREDATORS, |hit| {
+        if predators.entity(hit.slot) != me {
+            dir += flee_direction(hit.delta, radius, || tie_break(hit.slot, usize::MAX));
+        }
+    });
+    dir
+}
+
+/// [`flee_among`] for each boid of `slots` of `hash`, in slot order, into `out`, with each
+/// boid's flee radius from `radius(slot)`: the same predators, added up in lanes.
+pub(crate) fn flee_each(
+    predators: &SpatialHash,
+    hash: &SpatialHash,
+    slots: Range<usize>,
+    radius: impl Fn(usize) -> f32,
+    out: &mut [Vector],
+) {
+    let flee = flee_lanes();
+    let mut blocks: [Nearby<FLEE_ROOM>; FLEE_BLOCKS] = Default::default();
+    // The block copied longest ago: the next to be replaced.
+    let mut oldest = 0;
+    for (slot, out) in slots.zip(out) {
+        let (me, p, radius) = (hash.entity(slot), hash.position(slot), radius(slot));
+        let cell = predators.cell_of(p);
+        let nearby = match blocks.iter().position(|b| b.cell == Some(cell)) {
+            Some(k) => &blocks[k],
+            None => {
+                let k = oldest;
+                oldest = (oldest + 1) % FLEE_BLOCKS;
+                blocks[k].copy(predators, cell, Some(FEW_PREDATORS));
+                &blocks[k]
+            }
+        };
+        if !nearby.copied {
+            *out = flee_among(predators, me, p, radius);
+            continue;
+        }
+        let flee2 = radius * radius;
+        // SAFETY: `flee_lanes` gives the build for this CPU.
+        let (sum, spots, last) = unsafe { flee(nearby, p, flee2) };
+        let mut dir = Vector::from_array(core::array::from_fn(|axis| sum.0[axis].total()));
+        let last = || {
+            (0..LANES)
+                .filter(|&l| spots.0[l] > 0.0)
+                .map(|l| last.0[l] as usize)
+                .max()
+                .unwrap_or(0)
+        };
+        let spots = spots.total();
+        let slot_at = |i: usize| nearby.slot[i] as usize;
+        if spots == 1.0 {
+            let last = last();
+            // One predator on the boid's very spot: itself, where it is a predator too.
+            if predators.entity(slot_at(last)) != me {
+                dir += tie_break(slot_at(last), usize::MAX);
+            }
+        } else if spots > 1.0 {
+            for i in 0..nearby.len {
+                let at = Vector::from_array(core::array::from_fn(|axis| nearby.position[axis][i]));
+                if rules::flee(Coords::of(at - p), flee2).1 && predators.entity(slot_at(i)) != me {
+                    dir += tie_break(slot_at(i), usize::MAX);
+                }
+            }
+        }
+        *out = dir;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
+    use super::*;
+    use crate::bounds::{Edges, SimulationBounds};
+    use crate::math::{per_axis, region};
+
+    /// A flock over `bounds`: spread out, plus a crowd on one spot (more than a copy holds
+    /// unsampled), a few pairs on each other's spots, and some outside the bounds.
+    fn flock(bounds: &SimulationBounds) -> Vec<(Entity, Vector, Vector, u16)> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let (min, size) = (bounds.rect.min, bounds.rect.size());
+        let mut points: Vec<Vector> = (0..3000)
+            .map(|_| min + per_axis(|_| rng.random::<f32>()) * size)
+            .collect();
+        points.extend((0..600).map(|_| min + size * 0.5));
+        for i in 0..20 {
+            points.push(points[i * 7]);
+        }
+        points.extend((0..20).map(|i| min - per_axis(|_| i as f32 * 3.0)));
+        points
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| {
+                (
+                    Entity::from_raw_u32(i as u32 + 1).unwrap(),
+                    p,
+                    Vector::ZERO,
+                    0,
+                )
+            })
+            .collect()
+    }
+
+    fn worlds() -> [SimulationBounds; 2] {
+        let rect = region([0.0, 0.0, 0.0], [900.0, 700.0, 500.0]);
+        [
+            SimulationBounds::wrap(rect),
+            SimulationBounds {
+                rect,
+                edges: Edges::TURN_BACK,
+            },
+        ]
+    }
+
+    /// Every hunter's prey in lanes is the hash's nearest other boid, hit for hit, in wrapped
+    /// and walled worlds, in the crowd, on shared spots and on the grid's edge.
+    #[test]
+    fn prey_in_lanes_is_the_nearest() {
+        for bounds in worlds() {
+            let boids = flock(&bounds);
+            let mut hash = SpatialHash::default();
+            hash.rebuild(&bounds, 40.0, &boids);
+            let slots: Vec<u32> = (0..hash.len() as u32).collect();
+            let mut found = vec![None; slots.len()];
+            prey_of(&hash, &slots, &mut found);
+            for (slot, got) in found.into_iter().enumerate() {
+                let p = hash.position(slot);
+                let want = hash.nearest(p, f32::INFINITY, |h| h.slot != slot);
+                assert_eq!(got, want, "slot {slot} at {p}");
+            }
+        }
+    }
+
+    /// Every boid's flee in lanes adds up what the walk of the predators' hash adds up (the
+    /// same predators, in another order): equal up to rounding. With every boid a predator (a
+    /// sample of each crowded block), and with every ninth (every predator of each block).
+    #[test]
+    fn flee_in_lanes_is_the_walk() {
+        for bounds in worlds() {
+            let boids = flock(&bounds);
+            let mut hash = SpatialHash::default();
+            hash.rebuild(&bounds, 40.0, &boids);
+            for every in [1, 9] {
+                let some: Vec<_> = boids.iter().copied().step_by(every).collect();
+                let mut predators = SpatialHash::default();
+                predators.rebuild(&bounds, 60.0, &some);
+                // Flocks with smaller flee radii too.
+                let radius = |slot: usize| [60.0, 35.0, 0.0][slot % 3];
+                let mut out = vec![Vector::ZERO; hash.len()];
+                flee_each(&predators, &hash, 0..hash.len(), radius, &mut out);
+                for (slot, got) in out.into_iter().enumerate() {
+                    let (me, p) = (hash.entity(slot), hash.position(slot));
+                    let want = flee_among(&predators, me, p, radius(slot));
+                    assert!(
+                        (got - want).length() <= 1e-4 * (1.0 + want.length()),
+                        "slot {slot} at {p}, every {every}: {got} against {want}"
+                    );
+                }
+            }
+        }
+    }
+}
