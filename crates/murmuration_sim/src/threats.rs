@@ -3,11 +3,12 @@
 //! With a few of either, the systems of `systems::forces` check them one by one.
 //!
 //! The boids come in hash order, so that those of one cell follow each other and share their
-//! block of cells (3x3, 3x3x3 in 3D). The block is copied once into columns ([`Nearby`]), and
-//! each boid of the cell runs its rule over the copy in [`Lanes`]: the squared distance for the
-//! prey, [`rules::flee`] for the flee. A boid of a cell on the grid's edge (whose block crosses
-//! the seam or the edge) or of a crowded cell takes the walk of the hash instead, with the same
-//! result.
+//! block of cells (3x3, 3x3x3 in 3D): of the flock's hash for the prey, of the predators' own
+//! hash for the flee (a few blocks kept at once, as a cell of the one overlaps several of the
+//! other). The block is copied once into columns ([`Nearby`]), and each boid runs its rule over
+//! the copy in [`Lanes`]: the squared distance for the prey, [`rules::flee`] for the flee. A
+//! boid whose block crosses the seam or the grid's edge, or is too crowded for the copy, takes
+//! the walk of the hash instead: the same prey, hit for hit, and the same predators.
 
 use core::ops::Range;
 
@@ -316,17 +317,11 @@ pub(crate) fn flee_each(
         // SAFETY: `flee_lanes` gives the build for this CPU.
         let (sum, spots, last) = unsafe { flee(nearby, p, flee2) };
         let mut dir = Vector::from_array(core::array::from_fn(|axis| sum.0[axis].total()));
-        let last = || {
-            (0..LANES)
-                .filter(|&l| spots.0[l] > 0.0)
-                .map(|l| last.0[l] as usize)
-                .max()
-                .unwrap_or(0)
-        };
         let spots = spots.total();
         let slot_at = |i: usize| nearby.slot[i] as usize;
         if spots == 1.0 {
-            let last = last();
+            // The one lane that found it holds its index, every other lane zero.
+            let last = last.0.iter().fold(0.0, |a: f32, &b| a.max(b)) as usize;
             // One predator on the boid's very spot: itself, where it is a predator too.
             if predators.entity(slot_at(last)) != me {
                 dir += tie_break(slot_at(last), usize::MAX);
