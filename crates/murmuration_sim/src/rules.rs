@@ -321,10 +321,10 @@ pub fn accumulate_coincident(
 pub const COINCIDENT_DISTANCE: f32 = 0.01;
 
 /// Flee from one threat at delta `d` (from the boid to the threat) closer than the flee radius
-/// (`|d|^2 < flee2`): `-d / |d|`, and zero from one farther away. Sum over threats and steer along the sum.
-/// The mask says where `d` is within reach but has no direction (the boid on the threat's very
-/// spot), where the caller flees along a tie-break of its own. (glam's `try_normalize`, as a
-/// select.)
+/// (`|d|^2 < flee2`): `-d / |d|`, and zero from one farther away. Sum over threats and steer
+/// along the sum. The mask says where `d` is within reach but has no direction (the boid on the
+/// threat's very spot), where the caller flees along a tie-break of its own. (glam's
+/// `try_normalize`, as a select.)
 #[inline(always)]
 pub fn flee<R: Real>(d: Coords<R>, flee2: R) -> (Coords<R>, R::Mask) {
     let d2 = d.length_squared();

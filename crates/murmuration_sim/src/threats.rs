@@ -36,9 +36,10 @@ const PREY_ROOM: usize = 512;
 /// chunk of padding, rounded up.
 const FLEE_ROOM: usize = 48;
 
-/// How many predators' blocks a pass keeps copied at once: the boids of one cell of the
-/// flock's hash fall in up to four cells of the predators' (in 2D), and the next cell of the
-/// row shares two of them.
+/// How many predators' blocks a pass keeps copied at once: where the predators' cells are at
+/// least as wide as the flock's (a flee radius at least the perception radius), the boids of
+/// one cell of the flock's hash fall in up to four cells of the predators' (in 2D), and the
+/// next cell of the row shares two of them.
 const FLEE_BLOCKS: usize = 4;
 
 /// Where padding sits: so far away that it is never the nearest nor within reach, yet finite.
@@ -194,7 +195,8 @@ fn nearest_in(nearby: &Nearby<PREY_ROOM>, p: Vector, own: usize) -> [Lanes<LANES
 
 out_of_line! {
     /// [`nearest_in`], in the build for this CPU, out of line.
-    fn nearest_lanes(nearby: &Nearby<PREY_ROOM>, p: Vector, own: usize) -> [Lanes<LANES>; 2] = nearest_in(nearby, p, own);
+    fn nearest_lanes(nearby: &Nearby<PREY_ROOM>, p: Vector, own: usize) -> [Lanes<LANES>; 2] =
+        nearest_in(nearby, p, own);
 }
 
 /// The least squared distance of [`nearest_in`]'s lanes and its index: of equally near ones,
@@ -234,7 +236,8 @@ fn flee_in(nearby: &Nearby<FLEE_ROOM>, p: Vector, flee2: f32) -> FleeLanes {
 
 out_of_line! {
     /// [`flee_in`], in the build for this CPU, out of line.
-    fn flee_lanes(nearby: &Nearby<FLEE_ROOM>, p: Vector, flee2: f32) -> FleeLanes = flee_in(nearby, p, flee2);
+    fn flee_lanes(nearby: &Nearby<FLEE_ROOM>, p: Vector, flee2: f32) -> FleeLanes =
+        flee_in(nearby, p, flee2);
 }
 
 /// The prey of each hunter of `slots` (boids of `hash`, in slot order): the nearest other boid,

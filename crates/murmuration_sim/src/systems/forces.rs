@@ -237,8 +237,8 @@ pub(crate) fn arrive_at_targets(
 /// top speed, and remembers it in [`Hunter::prey`].
 ///
 /// With many hunters (over [`FEW_PREDATORS`]) that are boids too (every boid a hunter), their
-/// prey is found first in the hash's order, so that neighbouring hunters read the same cells
-/// while they are in cache, then looked up by slot.
+/// prey is found first in the hash's order, the hunters of a cell sharing its block of cells,
+/// copied once ([`threats::prey_of`]), then looked up by slot.
 pub(crate) fn hunt(
     table: Res<FlockTable>,
     hash: Res<SpatialHash>,
