@@ -1,5 +1,6 @@
 //! A warmed-up step allocates nothing of its own: not the hash, the neighbour pass, the forces or
-//! integration, and not the metrics refresh. On two threads the only allocations are Bevy's,
+//! integration, and not the metrics refresh; nor with every boid a hunter (the prey and the flee
+//! worked out block by block). On two threads the only allocations are Bevy's,
 //! for the tasks that carry the parts of each pass, and they do not grow with the flock.
 //!
 //! Its own test binary, because it counts every allocation of the process with a global
@@ -13,7 +14,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::process::Command;
 
-use murmuration_harness::stress::{StressFlock, working_threads};
+use murmuration_harness::stress::{Pathology, StressFlock, working_threads};
 use murmuration_sim::prelude::*;
 
 /// The system allocator, counting allocations and reallocations.
@@ -46,11 +47,17 @@ static GLOBAL: Counting = Counting;
 
 const THREADS_VAR: &str = "MURMURATION_TEST_THREADS";
 const BOIDS_VAR: &str = "MURMURATION_TEST_BOIDS";
+const HUNTERS_VAR: &str = "MURMURATION_TEST_ALL_HUNTERS";
 
 /// Allocations in each of 200 warm steps of a stress flock of `boids` on `threads` threads
-/// (past the first metrics refresh, whose buffers grow to the flock then).
-fn per_step(boids: usize, threads: usize) -> Vec<u64> {
-    let mut app = StressFlock::new(boids).app(Some(threads));
+/// (past the first metrics refresh, whose buffers grow to the flock then), every boid a hunter
+/// where `all_hunters` says.
+fn per_step(boids: usize, threads: usize, all_hunters: bool) -> Vec<u64> {
+    let mut flock = StressFlock::new(boids);
+    if all_hunters {
+        flock.pathology = Some(Pathology::AllHunters);
+    }
+    let mut app = flock.app(Some(threads));
     let every = app.world().resource::<MetricsSettings>().every;
     for _ in 0..every + 10 {
         app.update();
@@ -71,17 +78,24 @@ fn per_step(boids: usize, threads: usize) -> Vec<u64> {
 fn child_allocations() {
     let threads: usize = std::env::var(THREADS_VAR).unwrap().parse().unwrap();
     let boids: usize = std::env::var(BOIDS_VAR).unwrap().parse().unwrap();
-    let counts = per_step(boids, threads);
+    let all_hunters = std::env::var(HUNTERS_VAR).is_ok_and(|v| v == "1");
+    let counts = per_step(boids, threads, all_hunters);
     let line: Vec<String> = counts.iter().map(u64::to_string).collect();
     println!("allocations={}", line.join(","));
 }
 
 /// The allocations of each warm step of `boids` on `threads` threads, from a child process.
 fn in_child(boids: usize, threads: usize) -> Vec<u64> {
+    child(boids, threads, false)
+}
+
+/// [`in_child`], every boid a hunter where `all_hunters` says.
+fn child(boids: usize, threads: usize, all_hunters: bool) -> Vec<u64> {
     let out = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "child_allocations", "--ignored", "--nocapture"])
         .env(THREADS_VAR, threads.to_string())
         .env(BOIDS_VAR, boids.to_string())
+        .env(HUNTERS_VAR, if all_hunters { "1" } else { "0" })
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -103,6 +117,14 @@ fn in_child(boids: usize, threads: usize) -> Vec<u64> {
 #[test]
 fn a_warm_step_on_one_thread_allocates_nothing() {
     let counts = in_child(30_000, 1);
+    assert!(counts.iter().all(|&n| n == 0), "{counts:?}");
+}
+
+/// Every boid a hunter (far more hunters and predators than are checked one by one): the prey
+/// and the flee, worked out block by block, allocate nothing once warm either.
+#[test]
+fn every_boid_a_hunter_a_warm_step_allocates_nothing() {
+    let counts = child(20_000, 1, true);
     assert!(counts.iter().all(|&n| n == 0), "{counts:?}");
 }
 
