@@ -350,9 +350,12 @@ mod tests {
     use crate::bounds::{Edges, SimulationBounds};
     use crate::math::{per_axis, region};
 
+    /// Boids as [`SpatialHash::rebuild`] takes them.
+    type Boids = Vec<(Entity, Vector, Vector, u16)>;
+
     /// A flock over `bounds`: spread out, plus a crowd on one spot (more than a copy holds
     /// unsampled), a few pairs on each other's spots, and some outside the bounds.
-    fn flock(bounds: &SimulationBounds) -> Vec<(Entity, Vector, Vector, u16)> {
+    fn flock(bounds: &SimulationBounds) -> Boids {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         let (min, size) = (bounds.rect.min, bounds.rect.size());
         let mut points: Vec<Vector> = (0..3000)
@@ -377,25 +380,29 @@ mod tests {
             .collect()
     }
 
-    fn worlds() -> [SimulationBounds; 2] {
+    /// The test flock in a wrapped world and in a walled one: its bounds, its boids and their
+    /// hash.
+    fn worlds() -> impl Iterator<Item = (SimulationBounds, Boids, SpatialHash)> {
         let rect = region([0.0, 0.0, 0.0], [900.0, 700.0, 500.0]);
-        [
-            SimulationBounds::wrap(rect),
-            SimulationBounds {
-                rect,
-                edges: Edges::TURN_BACK,
-            },
-        ]
+        let walled = SimulationBounds {
+            rect,
+            edges: Edges::TURN_BACK,
+        };
+        [SimulationBounds::wrap(rect), walled]
+            .into_iter()
+            .map(|bounds| {
+                let boids = flock(&bounds);
+                let mut hash = SpatialHash::default();
+                hash.rebuild(&bounds, 40.0, &boids);
+                (bounds, boids, hash)
+            })
     }
 
     /// Every hunter's prey in lanes is the hash's nearest other boid, hit for hit, in wrapped
     /// and walled worlds, in the crowd, on shared spots and on the grid's edge.
     #[test]
     fn prey_in_lanes_is_the_nearest() {
-        for bounds in worlds() {
-            let boids = flock(&bounds);
-            let mut hash = SpatialHash::default();
-            hash.rebuild(&bounds, 40.0, &boids);
+        for (_, _, hash) in worlds() {
             let slots: Vec<u32> = (0..hash.len() as u32).collect();
             let mut found = vec![None; slots.len()];
             prey_of(&hash, &slots, &mut found);
@@ -412,10 +419,7 @@ mod tests {
     /// sample of each crowded block), and with every ninth (every predator of each block).
     #[test]
     fn flee_in_lanes_is_the_walk() {
-        for bounds in worlds() {
-            let boids = flock(&bounds);
-            let mut hash = SpatialHash::default();
-            hash.rebuild(&bounds, 40.0, &boids);
+        for (bounds, boids, hash) in worlds() {
             for every in [1, 9] {
                 let some: Vec<_> = boids.iter().copied().step_by(every).collect();
                 let mut predators = SpatialHash::default();
