@@ -109,25 +109,12 @@ impl<const ROOM: usize> Nearby<ROOM> {
                 self.middle = (run.start, self.len);
             }
             let first = run.start + (next - at).min(run.len());
-            if stride == 1 {
-                let to = self.len..self.len + run.len();
-                for (axis, column) in self.position.iter_mut().enumerate() {
-                    for (x, m) in column[to.clone()].iter_mut().zip(&motions[run.clone()]) {
-                        *x = m.position[axis];
-                    }
+            for (k, m) in motions[first..run.end].iter().step_by(stride).enumerate() {
+                for axis in 0..DIM {
+                    self.position[axis][self.len] = m.position[axis];
                 }
-                for (s, j) in self.slot[to].iter_mut().zip(run.clone()) {
-                    *s = j as u32;
-                }
-                self.len += run.len();
-            } else {
-                for (k, m) in motions[first..run.end].iter().step_by(stride).enumerate() {
-                    for axis in 0..DIM {
-                        self.position[axis][self.len] = m.position[axis];
-                    }
-                    self.slot[self.len] = (first + k * stride) as u32;
-                    self.len += 1;
-                }
+                self.slot[self.len] = (first + k * stride) as u32;
+                self.len += 1;
             }
             let taken = (run.end - first).div_ceil(stride);
             if taken > 0 {
