@@ -103,18 +103,21 @@ impl<const ROOM: usize> Nearby<ROOM> {
         // `at` the first of the current row, both counted from the block's first.
         let motions = hash.arrays().motions;
         let (mut next, mut at) = (0, 0);
+        // NOTE: the length in a local: kept in `self`, it was read back from memory after every
+        // coordinate stored (the copy's hottest instructions at 100,000 boids).
+        let mut len = 0;
         let rows: [_; BLOCK_ROWS] = rows;
         for (row, run) in rows.into_iter().enumerate() {
             if row == BLOCK_ROWS / 2 {
-                self.middle = (run.start, self.len);
+                self.middle = (run.start, len);
             }
             let first = run.start + (next - at).min(run.len());
             for (k, m) in motions[first..run.end].iter().step_by(stride).enumerate() {
                 for axis in 0..DIM {
-                    self.position[axis][self.len] = m.position[axis];
+                    self.position[axis][len] = m.position[axis];
                 }
-                self.slot[self.len] = (first + k * stride) as u32;
-                self.len += 1;
+                self.slot[len] = (first + k * stride) as u32;
+                len += 1;
             }
             let taken = (run.end - first).div_ceil(stride);
             if taken > 0 {
@@ -124,12 +127,13 @@ impl<const ROOM: usize> Nearby<ROOM> {
             next = next.max(at);
         }
         // Pad to a whole chunk.
-        for i in self.len..self.len.next_multiple_of(LANES) {
+        for i in len..len.next_multiple_of(LANES) {
             for axis in 0..DIM {
                 self.position[axis][i] = FAR;
             }
             self.slot[i] = u32::MAX;
         }
+        self.len = len;
         self.copied = true;
         true
     }
@@ -158,11 +162,14 @@ impl<const ROOM: usize> Nearby<ROOM> {
     }
 }
 
-/// The nearest of `nearby`'s boids to `p` other than the one at `own` (its index), lane by lane:
-/// each lane's least squared distance and its index (of equally near ones, the first), for
-/// [`nearest_of`] to pick from. Infinite where a lane has none.
+/// The nearest of `nearby`'s boids to `p` other than the one at `own` (its index): its squared
+/// distance and its index (of equally near ones, the first). Infinite where there is none.
+///
+/// Lane by lane first, each lane's least squared distance and its index, then the lanes' least
+/// and, of lanes that hold it, the least index: in vector registers, with no branch to mispredict
+/// (picked lane by lane with branches, it took as long as the search).
 #[inline(always)]
-fn nearest_in(nearby: &Nearby<PREY_ROOM>, p: Vector, own: usize) -> [Lanes<LANES>; 2] {
+fn nearest_in(nearby: &Nearby<PREY_ROOM>, p: Vector, own: usize) -> (f32, usize) {
     let o = Coords::<Lanes<LANES>>::from_vector(p);
     let own = Lanes::splat(own as f32);
     let mut best = Lanes::<LANES>::splat(f32::INFINITY);
@@ -177,39 +184,36 @@ fn nearest_in(nearby: &Nearby<PREY_ROOM>, p: Vector, own: usize) -> [Lanes<LANES
         at = Lanes::select(nearer, index, at);
         index = index + Lanes::splat(LANES as f32);
     }
-    [best, at]
+    // NOTE: apart from the loop: LLVM otherwise shuffled the loop's lanes about for the pick in
+    // every chunk (this function's samples went from 3% to 11% of the step's at 100,000 boids).
+    let [best, at] = core::hint::black_box([best, at]);
+    let least = best.least();
+    let first = Lanes::select(
+        best.eq(Lanes::splat(least)),
+        at,
+        Lanes::splat(f32::INFINITY),
+    );
+    (least, first.least() as usize)
 }
 
 out_of_line! {
     /// [`nearest_in`], in the build for this CPU, out of line.
-    fn nearest_lanes(nearby: &Nearby<PREY_ROOM>, p: Vector, own: usize) -> [Lanes<LANES>; 2] =
+    fn nearest_lanes(nearby: &Nearby<PREY_ROOM>, p: Vector, own: usize) -> (f32, usize) =
         nearest_in(nearby, p, own);
 }
 
-/// The least squared distance of [`nearest_in`]'s lanes and its index: of equally near ones,
-/// the first.
-fn nearest_of([best, at]: [Lanes<LANES>; 2]) -> (f32, usize) {
-    let mut k = 0;
-    for l in 1..LANES {
-        if best.0[l] < best.0[k] || (best.0[l] == best.0[k] && at.0[l] < at.0[k]) {
-            k = l;
-        }
-    }
-    (best.0[k], at.0[k] as usize)
-}
-
-/// What [`flee_in`] leaves in its lanes: the sum of the flee from each boid, how many sit on
-/// the fleeing boid's very spot (which the sum leaves out) and the index of the last of them.
-type FleeLanes = (Coords<Lanes<LANES>>, Lanes<LANES>, Lanes<LANES>);
+/// What [`flee_in`] finds: the sum of the flee from each boid, how many sit on the fleeing
+/// boid's very spot (which the sum leaves out) and the index of the last of them.
+type Fled = (Vector, f32, usize);
 
 /// The sum of [`rules::flee`] from each of `nearby`'s boids, for a boid at `p` with the squared
 /// flee radius `flee2`, and those on `p`'s very spot (the caller adds them: one may be the boid
-/// itself), lane by lane.
+/// itself): lane by lane, then the lanes added up.
 #[inline(always)]
-fn flee_in(nearby: &Nearby<FLEE_ROOM>, p: Vector, flee2: f32) -> FleeLanes {
+fn flee_in(nearby: &Nearby<FLEE_ROOM>, p: Vector, flee2: f32) -> Fled {
     let o = Coords::<Lanes<LANES>>::from_vector(p);
     let mut sum = Coords::<Lanes<LANES>>::zero();
-    let (mut spots, mut last) = (Lanes::<LANES>::splat(0.0), Lanes::<LANES>::splat(0.0));
+    let (mut spots, mut last) = (Lanes::<LANES>::splat(0.0), Lanes::<LANES>::splat(-1.0));
     let mut index = Lanes::<LANES>::from_fn(|l| l as f32);
     for i in 0..nearby.chunks() {
         let (away, on_the_spot) = rules::flee(nearby.chunk(i) - o, Lanes::splat(flee2));
@@ -218,12 +222,17 @@ fn flee_in(nearby: &Nearby<FLEE_ROOM>, p: Vector, flee2: f32) -> FleeLanes {
         last = Lanes::select(on_the_spot, index, last);
         index = index + Lanes::splat(LANES as f32);
     }
-    (sum, spots, last)
+    // NOTE: apart from the loop, as in `nearest_in`.
+    let (sum, spots, last) = core::hint::black_box((sum, spots, last));
+    let sum = Vector::from_array(core::array::from_fn(|axis| sum.0[axis].total()));
+    // The greatest lane (those that found none hold -1): the least negated.
+    let last = -(-last).least();
+    (sum, spots.total(), last as usize)
 }
 
 out_of_line! {
     /// [`flee_in`], in the build for this CPU, out of line.
-    fn flee_lanes(nearby: &Nearby<FLEE_ROOM>, p: Vector, flee2: f32) -> FleeLanes =
+    fn flee_lanes(nearby: &Nearby<FLEE_ROOM>, p: Vector, flee2: f32) -> Fled =
         flee_in(nearby, p, flee2);
 }
 
@@ -244,7 +253,7 @@ pub(crate) fn prey_of(hash: &SpatialHash, slots: &[u32], out: &mut [Option<HashH
         let own = nearby.index_of(slot);
         debug_assert_eq!(nearby.slot[own] as usize, slot);
         // SAFETY: `nearest_lanes` gives the build for this CPU.
-        let (d2, i) = nearest_of(unsafe { nearest(&nearby, p, own) });
+        let (d2, i) = unsafe { nearest(&nearby, p, own) };
         // Settled where nearer than the block's edge is sure to be (a cell's width); else the
         // prey may be farther out, and the walk goes wider.
         *out = if d2 < cell * cell {
@@ -305,13 +314,9 @@ pub(crate) fn flee_each(
         }
         let flee2 = radius * radius;
         // SAFETY: `flee_lanes` gives the build for this CPU.
-        let (sum, spots, last) = unsafe { flee(nearby, p, flee2) };
-        let mut dir = Vector::from_array(core::array::from_fn(|axis| sum.0[axis].total()));
-        let spots = spots.total();
+        let (mut dir, spots, last) = unsafe { flee(nearby, p, flee2) };
         let slot_at = |i: usize| nearby.slot[i] as usize;
         if spots == 1.0 {
-            // The one lane that found it holds its index, every other lane zero.
-            let last = last.0.iter().fold(0.0, |a: f32, &b| a.max(b)) as usize;
             // One predator on the boid's very spot: itself, where it is a predator too.
             if predators.entity(slot_at(last)) != me {
                 dir += tie_break(slot_at(last), usize::MAX);
