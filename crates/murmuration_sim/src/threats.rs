@@ -7,8 +7,10 @@
 //! hash for the flee (a few blocks kept at once, as a cell of the one overlaps several of the
 //! other). The block is copied once into columns ([`Nearby`]), and each boid runs its rule over
 //! the copy in [`Lanes`]: the squared distance for the prey, [`rules::flee`] for the flee. A
-//! boid whose block crosses the seam or the grid's edge, or is too crowded for the copy, takes
-//! the walk of the hash instead: the same prey, hit for hit, and the same predators.
+//! block on the grid's edge holds the rows there are, one across the seam of a wrapping world
+//! the images beyond it, as the hash's walk visits them. A boid whose block folds onto itself (a
+//! world under three cells across) or is too crowded for the copy takes the walk of the hash
+//! instead: the same prey, hit for hit, and the same predators.
 
 use core::ops::Range;
 
@@ -17,7 +19,7 @@ use bevy::prelude::Entity;
 use crate::behaviours::{flee_direction, tie_break};
 use crate::hash::{BLOCK_ROWS, HashHit, SpatialHash, stride_for};
 use crate::lanes::{Coords, Lanes, Real};
-use crate::math::{DIM, IVector, Vector};
+use crate::math::{DIM, IVector, UVector, Vector};
 use crate::rules;
 use crate::simd::out_of_line;
 
@@ -42,22 +44,25 @@ const FLEE_ROOM: usize = 48;
 /// next cell of the row shares two of them.
 const FLEE_BLOCKS: usize = 4;
 
+/// The most runs of slots a block has: every row of cells, twice where it crosses the seam.
+const RUNS: usize = 2 * BLOCK_ROWS;
+
 /// Where padding sits: so far away that it is never the nearest nor within reach, yet finite.
 const FAR: f32 = 1e30;
 
-/// The boids of one cell's inner block of cells (every `stride`-th of them), copied into
-/// columns: what the boids of that cell look at.
+/// The boids of one cell's block of cells (every `stride`-th of them), copied into columns, each
+/// at its image nearest the cell: what the boids of that cell look at.
 pub(crate) struct Nearby<const ROOM: usize> {
     position: [[f32; ROOM]; DIM],
     slot: [u32; ROOM],
     len: usize,
     /// The cell whose block this is, if any yet.
     cell: Option<IVector>,
-    /// Whether the block was copied (an inner block, within [`ROOM`]); else the boids of the
-    /// cell take the hash's walk.
+    /// Whether the block was copied (one that does not fold onto itself, within [`ROOM`]);
+    /// else the boids of the cell take the hash's walk.
     copied: bool,
-    /// Where the own cell's row of the block (the middle one) starts: its first slot and its
-    /// first index in the copy (where every boid is copied).
+    /// Where the run of the block that holds the own cell starts: its first slot and its first
+    /// index in the copy (where every boid is copied).
     middle: (usize, usize),
 }
 
@@ -75,46 +80,77 @@ impl<const ROOM: usize> Default for Nearby<ROOM> {
 }
 
 impl<const ROOM: usize> Nearby<ROOM> {
-    /// Makes this the block of `cell` of `hash`, unless it already is: every boid of it, or,
-    /// with `cap`, every `k`-th where more than `cap` crowd it (`k = ceil(boids / cap)`, as
-    /// [`SpatialHash::for_each_within_sampled`] picks them). Returns whether it is copied.
-    fn show(&mut self, hash: &SpatialHash, cell: IVector, cap: Option<usize>) -> bool {
+    /// Makes this the block of `cell` of `hash`, the cell holding `p`, unless it already is:
+    /// every boid of it, or, with `cap`, every `k`-th where more than `cap` crowd it
+    /// (`k = ceil(boids / cap)`, as [`SpatialHash::for_each_within_sampled`] picks them).
+    /// Returns whether it is copied.
+    fn show(&mut self, hash: &SpatialHash, p: Vector, cell: IVector, cap: Option<usize>) -> bool {
         if self.cell == Some(cell) {
             return self.copied;
         }
-        self.copy(hash, cell, cap)
+        self.copy(hash, p, cell, cap)
     }
 
     /// [`Self::show`] once it is known to be another block.
     #[inline(never)]
-    fn copy(&mut self, hash: &SpatialHash, cell: IVector, cap: Option<usize>) -> bool {
+    fn copy(&mut self, hash: &SpatialHash, p: Vector, cell: IVector, cap: Option<usize>) -> bool {
         self.cell = Some(cell);
         self.copied = false;
         self.len = 0;
-        let Some(rows) = hash.inner_block(cell) else {
-            return false;
-        };
-        let boids: usize = rows.iter().map(|r| r.len()).sum();
+        // The block's runs of slots and the offset of each to its image nearest the cell, in
+        // the order the hash's walk visits them.
+        let mut runs: [_; RUNS] = core::array::from_fn(|_| (0..0, Vector::ZERO));
+        let mut count = 0;
+        // Which run holds the own cell: the middle row of an inner block.
+        let mut own_run = BLOCK_ROWS / 2;
+        if let Some(rows) = hash.inner_block(cell) {
+            // Nearly every cell: one run a row, in place.
+            for (run, row) in runs.iter_mut().zip(rows) {
+                run.0 = row;
+            }
+            count = BLOCK_ROWS;
+        } else {
+            // Of the runs the walk visits, the one at offset zero that holds the own cell's
+            // first slot (none where the cell is empty).
+            let own = hash.cell_slots(UVector::from_array(cell.to_array().map(|x| x as u32)));
+            own_run = RUNS;
+            // On the grid's edge: the rows there are, and across the seam where the world wraps
+            // the images beyond it; a block that folds onto itself (a world under three cells
+            // across) takes the walk.
+            let mut folds = false;
+            hash.visit_block(hash.local(p), 1, |run, offset, fold| {
+                if offset == Vector::ZERO && run.contains(&own.start) {
+                    own_run = count;
+                }
+                runs[count] = (run, offset);
+                count += 1;
+                folds |= fold.contains(&true);
+            });
+            if folds {
+                return false;
+            }
+        }
+        let runs = &runs[..count];
+        let boids: usize = runs.iter().map(|(r, _)| r.len()).sum();
         let stride = cap.map_or(1, |cap| stride_for(boids, cap));
         if boids.div_ceil(stride) + LANES > ROOM {
             return false;
         }
-        // Every `stride`-th boid counted across the rows: `next` is the next one to take and
-        // `at` the first of the current row, both counted from the block's first.
+        // Every `stride`-th boid counted across the runs: `next` is the next one to take and
+        // `at` the first of the current run, both counted from the block's first.
         let motions = hash.arrays().motions;
         let (mut next, mut at) = (0, 0);
         // NOTE: the length in a local: kept in `self`, it was read back from memory after every
         // coordinate stored (the copy's hottest instructions at 100,000 boids).
         let mut len = 0;
-        let rows: [_; BLOCK_ROWS] = rows;
-        for (row, run) in rows.into_iter().enumerate() {
-            if row == BLOCK_ROWS / 2 {
+        for (i, (run, offset)) in runs.iter().cloned().enumerate() {
+            if i == own_run {
                 self.middle = (run.start, len);
             }
             let first = run.start + (next - at).min(run.len());
             for (k, m) in motions[first..run.end].iter().step_by(stride).enumerate() {
                 for axis in 0..DIM {
-                    self.position[axis][len] = m.position[axis];
+                    self.position[axis][len] = m.position[axis] + offset[axis];
                 }
                 self.slot[len] = (first + k * stride) as u32;
                 len += 1;
@@ -246,7 +282,7 @@ pub(crate) fn prey_of(hash: &SpatialHash, slots: &[u32], out: &mut [Option<HashH
         let slot = slot as usize;
         let p = hash.position(slot);
         let walk = || hash.nearest(p, f32::INFINITY, |h| h.slot != slot);
-        if !nearby.show(hash, hash.cell_of(p), None) {
+        if !nearby.show(hash, p, hash.cell_of(p), None) {
             *out = walk();
             continue;
         }
@@ -304,7 +340,7 @@ pub(crate) fn flee_each(
             None => {
                 let k = oldest;
                 oldest = (oldest + 1) % FLEE_BLOCKS;
-                blocks[k].copy(predators, cell, Some(FEW_PREDATORS));
+                blocks[k].copy(predators, p, cell, Some(FEW_PREDATORS));
                 &blocks[k]
             }
         };

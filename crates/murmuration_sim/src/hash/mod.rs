@@ -222,7 +222,7 @@ impl SpatialHash {
 
     /// `p` in the coordinates the hash stores: wrapped into the bounds when the edges wrap.
     #[inline]
-    fn local(&self, p: Vector) -> Vector {
+    pub(crate) fn local(&self, p: Vector) -> Vector {
         // Nearly always inside: no remainder (a slow library call) then.
         if self.wrap && !self.in_world(p) {
             let q = self.origin + (p - self.origin).rem_euclid(self.world);
