@@ -203,7 +203,7 @@ impl<const ROOM: usize> Nearby<ROOM> {
 ///
 /// Lane by lane first, each lane's least squared distance and its index, then the lanes' least
 /// and, of lanes that hold it, the least index: in vector registers, with no branch to mispredict
-/// (picked lane by lane with branches, it took as long as the search).
+/// (picked lane by lane with branches, it took longer than the search).
 #[inline(always)]
 fn nearest_in(nearby: &Nearby<PREY_ROOM>, p: Vector, own: usize) -> (f32, usize) {
     let o = Coords::<Lanes<LANES>>::from_vector(p);
