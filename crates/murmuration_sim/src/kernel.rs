@@ -306,8 +306,19 @@ impl Block {
         }
     }
 
-    fn runs(&self) -> impl Iterator<Item = (Range<usize>, Vector)> + '_ {
+    /// The runs, in the order the hash's walk visits them, each with its offset.
+    pub(crate) fn runs(&self) -> impl Iterator<Item = (Range<usize>, Vector)> + '_ {
         self.runs[..self.len].iter().map(|&(a, b, o)| (a..b, o))
+    }
+
+    /// The boids of all the runs together.
+    pub(crate) fn boids(&self) -> usize {
+        self.boids
+    }
+
+    /// Whether the block folds onto itself (see [`Self::find`]).
+    pub(crate) fn folds(&self) -> bool {
+        self.wrap.is_some()
     }
 }
 

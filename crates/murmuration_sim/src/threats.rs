@@ -17,7 +17,8 @@ use core::ops::Range;
 use bevy::prelude::Entity;
 
 use crate::behaviours::{flee_direction, tie_break};
-use crate::hash::{BLOCK_ROWS, HashHit, SpatialHash, stride_for};
+use crate::hash::{HashHit, SpatialHash, stride_for};
+use crate::kernel::Block;
 use crate::lanes::{Coords, Lanes, Real};
 use crate::math::{DIM, IVector, UVector, Vector};
 use crate::rules;
@@ -44,9 +45,6 @@ const FLEE_ROOM: usize = 48;
 /// next cell of the row shares two of them.
 const FLEE_BLOCKS: usize = 4;
 
-/// The most runs of slots a block has: every row of cells, twice where it crosses the seam.
-const RUNS: usize = 2 * BLOCK_ROWS;
-
 /// Where padding sits: so far away that it is never the nearest nor within reach, yet finite.
 const FAR: f32 = 1e30;
 
@@ -62,7 +60,7 @@ pub(crate) struct Nearby<const ROOM: usize> {
     /// else the boids of the cell take the hash's walk.
     copied: bool,
     /// Where the run of the block that holds the own cell starts: its first slot and its first
-    /// index in the copy (where every boid is copied).
+    /// index in the copy (where every boid is copied and the own cell holds one).
     middle: (usize, usize),
 }
 
@@ -97,41 +95,15 @@ impl<const ROOM: usize> Nearby<ROOM> {
         self.cell = Some(cell);
         self.copied = false;
         self.len = 0;
-        // The block's runs of slots and the offset of each to its image nearest the cell, in
-        // the order the hash's walk visits them.
-        let mut runs: [_; RUNS] = core::array::from_fn(|_| (0..0, Vector::ZERO));
-        let mut count = 0;
-        // Which run holds the own cell: the middle row of an inner block.
-        let mut own_run = BLOCK_ROWS / 2;
-        if let Some(rows) = hash.inner_block(cell) {
-            // Nearly every cell: one run a row, in place.
-            for (run, row) in runs.iter_mut().zip(rows) {
-                run.0 = row;
-            }
-            count = BLOCK_ROWS;
-        } else {
-            // Of the runs the walk visits, the one at offset zero that holds the own cell's
-            // first slot (none where the cell is empty).
-            let own = hash.cell_slots(UVector::from_array(cell.to_array().map(|x| x as u32)));
-            own_run = RUNS;
-            // On the grid's edge: the rows there are, and across the seam where the world wraps
-            // the images beyond it; a block that folds onto itself (a world under three cells
-            // across) takes the walk.
-            let mut folds = false;
-            hash.visit_block(hash.local(p), 1, |run, offset, fold| {
-                if offset == Vector::ZERO && run.contains(&own.start) {
-                    own_run = count;
-                }
-                runs[count] = (run, offset);
-                count += 1;
-                folds |= fold.contains(&true);
-            });
-            if folds {
-                return false;
-            }
+        // The block's runs of slots, each with the offset to its images nearest the cell, as
+        // the hash's walk visits them; a block that folds onto itself (a world under three
+        // cells across) takes the walk.
+        let mut block = Block::default();
+        block.find(hash, hash.local(p), cell);
+        if block.folds() {
+            return false;
         }
-        let runs = &runs[..count];
-        let boids: usize = runs.iter().map(|(r, _)| r.len()).sum();
+        let boids = block.boids();
         let stride = cap.map_or(1, |cap| stride_for(boids, cap));
         if boids.div_ceil(stride) + LANES > ROOM {
             return false;
@@ -143,8 +115,10 @@ impl<const ROOM: usize> Nearby<ROOM> {
         // NOTE: the length in a local: kept in `self`, it was read back from memory after every
         // coordinate stored (the copy's hottest instructions at 100,000 boids).
         let mut len = 0;
-        for (i, (run, offset)) in runs.iter().cloned().enumerate() {
-            if i == own_run {
+        // The own cell's first slot: the run at offset zero that holds it holds the cell.
+        let own = hash.cell_slots(UVector::from_array(cell.to_array().map(|x| x as u32)));
+        for (run, offset) in block.runs() {
+            if offset == Vector::ZERO && run.contains(&own.start) {
                 self.middle = (run.start, len);
             }
             let first = run.start + (next - at).min(run.len());
