@@ -78,16 +78,20 @@ impl<const N: usize> Headings<N> {
             z: [0.0; N],
             w: [f32::NAN; N],
         };
-        for (l, v) in v.iter().flatten().enumerate() {
-            // `Vec2::try_normalize`: a reciprocal length that is finite and above zero.
-            let rcp = v.length_recip();
-            let (z, w) = half_angle(*v * rcp);
-            out.z[l] = z;
-            out.w[l] = if rcp.is_finite() && rcp > 0.0 {
-                w
-            } else {
-                f32::NAN
-            };
+        // Over the array itself (not `Option::iter().flatten()`, which kept the loop scalar:
+        // a square root and a division per boid, one after another).
+        if let Some(v) = v {
+            for (l, v) in v.iter().enumerate() {
+                // `Vec2::try_normalize`: a reciprocal length that is finite and above zero.
+                let rcp = v.length_recip();
+                let (z, w) = half_angle(*v * rcp);
+                out.z[l] = z;
+                out.w[l] = if rcp.is_finite() && rcp > 0.0 {
+                    w
+                } else {
+                    f32::NAN
+                };
+            }
         }
         out
     }

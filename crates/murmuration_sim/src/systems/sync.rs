@@ -183,3 +183,93 @@ impl Placements {
         self.headings.rotation(l)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use bevy::ecs::change_detection::Tick;
+    use bevy::prelude::*;
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
+    use super::{BATCH, apply, heading_rotation, placement, sync_slices};
+    use crate::components::{Position, PreviousPosition, Velocity};
+    use crate::math::{Vector, per_axis};
+
+    /// `first` on the first axis, `rest` on the others.
+    fn with_first(first: f32, rest: f32) -> Vector {
+        per_axis(|axis| if axis == 0 { first } else { rest })
+    }
+
+    /// The batched sync gives every entity what the one-at-a-time rules give it, bit for bit,
+    /// and marks the same ones changed: finite and non-finite positions, no previous position,
+    /// a non-finite one, stopped, tiny, huge and backwards velocities, a transform already in
+    /// place, tables with and without the optional components, and a tail after the batches.
+    #[test]
+    fn batches_place_as_one_at_a_time() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+        let mut f = |scale: f32| (rng.random::<f32>() - 0.5) * scale;
+        let n = 5 * BATCH + 3;
+        for round in 0..200 {
+            let p: Vec<Position> = (0..n)
+                .map(|i| match (i + round) % 11 {
+                    0 => Position(with_first(f32::NAN, 1.0)),
+                    1 => Position(with_first(2.0, f32::INFINITY)),
+                    _ => Position(per_axis(|_| f(500.0))),
+                })
+                .collect();
+            let previous: Vec<PreviousPosition> = (0..n)
+                .map(|i| match (i + round) % 7 {
+                    0 => PreviousPosition(None),
+                    1 => PreviousPosition(Some(with_first(f32::NEG_INFINITY, 0.0))),
+                    _ => PreviousPosition(Some(p[i].0 + per_axis(|_| f(4.0)))),
+                })
+                .collect();
+            let v: Vec<Velocity> = (0..n)
+                .map(|i| match (i + round) % 9 {
+                    0 => Velocity(Vector::ZERO),
+                    1 => Velocity(with_first(1e-30, -1e-30)),
+                    2 => Velocity(with_first(-f(100.0).abs() - 1.0, 0.0)),
+                    3 => Velocity(Vector::splat(f32::MAX)),
+                    4 => Velocity(with_first(f32::NAN, 1.0)),
+                    _ => Velocity(per_axis(|_| f(200.0))),
+                })
+                .collect();
+            let t = if round % 3 == 0 { 1.0 } else { f(1.0).abs() };
+            let start: Vec<Transform> = (0..n)
+                .map(|i| {
+                    let mut transform = Transform::from_xyz(f(9.0), f(9.0), i as f32);
+                    if i % 5 == 0 {
+                        // Already where the rules put it: not a change.
+                        if let Some(at) = placement(p[i].0, previous[i].0, t) {
+                            apply(&mut transform, at, heading_rotation(v[i].0));
+                        }
+                    }
+                    transform
+                })
+                .collect();
+            let (old, now) = (Tick::new(1), Tick::new(2));
+            for (with_previous, with_velocity) in [(true, true), (false, true), (true, false)] {
+                let previous = with_previous.then_some(&previous[..]);
+                let v = with_velocity.then_some(&v[..]);
+                let mut got = start.clone();
+                let mut got_ticks = vec![old; n];
+                sync_slices(&p, previous, v, &mut got, &mut got_ticks, now, t);
+                for i in 0..n {
+                    let mut want = start[i];
+                    let heading = v.and_then(|v| heading_rotation(v[i].0));
+                    let moved = placement(p[i].0, previous.and_then(|q| q[i].0), t)
+                        .is_some_and(|at| apply(&mut want, at, heading));
+                    let bits = |t: &Transform| {
+                        (
+                            t.translation.to_array().map(f32::to_bits),
+                            t.rotation.to_array().map(f32::to_bits),
+                        )
+                    };
+                    let case = (round, i, with_previous, with_velocity);
+                    assert_eq!(bits(&got[i]), bits(&want), "{case:?}");
+                    assert_eq!(got_ticks[i], if moved { now } else { old }, "{case:?}");
+                }
+            }
+        }
+    }
+}
