@@ -207,10 +207,13 @@ fn groups_in(members: Members, radius: f32, scratch: &mut MetricsScratch) -> (us
     let parts = workers(pool()) * PARTS_PER_THREAD;
     runs.resize_with(parts.max(runs.len()), Vec::new);
     let parent = &parent[..];
+    // Cut by slots, not cells: with a perception radius as large as the world every boid is in
+    // one cell, and a part of whole cells would be the whole flock on one thread.
+    let slots = |p: usize| n * p / parts..n * (p + 1) / parts;
     run_each(
-        hash.cell_parts(parts).zip(runs.iter_mut()),
-        |(cells, runs)| {
-            hash.for_each_pair_within_cells(radius, cells, CROWD_LINKS, runs, |a, b| {
+        (0..parts).map(slots).zip(runs.iter_mut()),
+        |(slots, runs)| {
+            hash.for_each_pair_within_slots(radius, slots, CROWD_LINKS, runs, |a, b| {
                 if members.contains(a) && members.contains(b) {
                     join(parent, a as u32, b as u32);
                 }
@@ -556,6 +559,45 @@ mod tests {
         );
     }
 
+    /// The pairs of a walk cut into ranges of slots, anywhere (in the middle of a crowded cell
+    /// too), are the pairs of the whole walk, in the same order, with or without a cap on links.
+    #[test]
+    fn pairs_cut_by_slots_are_the_whole_walks() {
+        let bounds = SimulationBounds::wrap(region([0.0; 3], [400.0; 3]));
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(12);
+        let n = 3_000u32;
+        let boids: Vec<(Entity, Vector, Vector, u16)> = (0..n)
+            .map(|i| {
+                // Half crowded onto one spot, half spread.
+                let p = if i % 2 == 0 {
+                    xyz([100.0; 3]) + xyz([0.0; 3].map(|_| rng.random::<f32>()))
+                } else {
+                    xyz([0.0; 3].map(|_| rng.random::<f32>() * 400.0))
+                };
+                (Entity::from_raw_u32(i + 1).unwrap(), p, Vector::X, 0)
+            })
+            .collect();
+        let mut hash = SpatialHash::default();
+        hash.rebuild(&bounds, 40.0, &boids);
+        for links in [usize::MAX, CROWD_LINKS] {
+            let mut whole = Vec::new();
+            let all = 0..hash.len();
+            hash.for_each_pair_within_slots(40.0, all, links, &mut Vec::new(), |a, b| {
+                whole.push((a, b));
+            });
+            for parts in [2, 7, 64] {
+                let mut cut = Vec::new();
+                for p in 0..parts {
+                    let slots = hash.len() * p / parts..hash.len() * (p + 1) / parts;
+                    hash.for_each_pair_within_slots(40.0, slots, links, &mut Vec::new(), |a, b| {
+                        cut.push((a, b));
+                    });
+                }
+                assert_eq!(cut, whole, "{parts} parts, {links} links");
+            }
+        }
+    }
+
     /// A flock crushed onto a few spots costs a refresh a bounded walk: `groups` joins each boid
     /// to about `CROWD_LINKS` partners, the nearest-neighbour metrics search few enough boids
     /// to check about `NEAREST_CHECKS` in all; and the crowds still come out as what they are.
@@ -574,8 +616,8 @@ mod tests {
         let mut hash = SpatialHash::default();
         hash.rebuild(&bounds, 70.0, &boids);
         let mut pairs = 0usize;
-        let cells = 0..hash.cell_parts(1).next().unwrap().end;
-        hash.for_each_pair_within_cells(70.0, cells, CROWD_LINKS, &mut Vec::new(), |_, _| {
+        let slots = 0..hash.len();
+        hash.for_each_pair_within_slots(70.0, slots, CROWD_LINKS, &mut Vec::new(), |_, _| {
             pairs += 1;
         });
         assert!(

@@ -522,32 +522,41 @@ impl SpatialHash {
     /// the cost: a cell's block is looked up once for all of its boids, each boid checks only
     /// the slots after its own, and eight at a time without a branch.
     pub fn for_each_pair_within(&self, radius: f32, f: impl FnMut(usize, usize)) {
-        let cells = 0..self.cell_start.len().saturating_sub(1);
-        self.for_each_pair_within_cells(radius, cells, usize::MAX, &mut Vec::new(), f);
+        let slots = 0..self.len();
+        self.for_each_pair_within_slots(radius, slots, usize::MAX, &mut Vec::new(), f);
     }
 
-    /// [`Self::for_each_pair_within`] for the pairs whose first boid lies in `cells` (cell
-    /// indices, as [`Self::cell_parts`] gives them), keeping each cell's block in `runs`
+    /// [`Self::for_each_pair_within`] for the pairs whose first boid's slot lies in `slots`
+    /// (any range: a crowded cell can be cut between parts), keeping each cell's block in `runs`
     /// (cleared first), so that a caller that keeps `runs` allocates nothing once it has grown.
     /// Each boid's pairs with the slots after it stop at about `links` of them (at the end of the
     /// group of eight that reaches it): a bounded walk in a crowd, for a caller that only joins
     /// pairs and for whom that many partners of a boid are enough (`usize::MAX`: every pair).
-    pub(crate) fn for_each_pair_within_cells(
+    pub(crate) fn for_each_pair_within_slots(
         &self,
         radius: f32,
-        cells: Range<usize>,
+        slots: Range<usize>,
         links: usize,
         runs: &mut Vec<(Range<usize>, Vector, Fold)>,
         mut f: impl FnMut(usize, usize),
     ) {
-        if self.entities.len() < 2 {
+        let slots = slots.start..slots.end.min(self.len());
+        if self.entities.len() < 2 || slots.is_empty() {
             return;
         }
         let r2 = radius * radius;
         let span = self.span_for(radius);
-        for cell in self.cell_start[cells.start..cells.end + 1].windows(2) {
+        // The cell of the first slot: the last whose start is at or before it (cells before it
+        // that start there too are empty).
+        let cells = self.cell_start.len() - 1;
+        let start = self.cell_start[..cells].partition_point(|&s| s as usize <= slots.start) - 1;
+        for cell in self.cell_start[start..].windows(2) {
             let (first, end) = (cell[0] as usize, cell[1] as usize);
-            if first == end {
+            if first >= slots.end {
+                break;
+            }
+            let mine = first.max(slots.start)..end.min(slots.end);
+            if mine.is_empty() {
                 continue;
             }
             // Stored positions are already local, and every boid of a cell has the same block.
@@ -555,7 +564,7 @@ impl SpatialHash {
             self.visit_block(self.position(first), span, |run, offset, fold| {
                 runs.push((run, offset, fold));
             });
-            for a in first..end {
+            for a in mine {
                 let p = self.position(a);
                 let mut found = 0;
                 for &(ref run, offset, fold) in runs.iter() {
@@ -782,23 +791,6 @@ impl SpatialHash {
     /// The world position of the grid's lower-left corner.
     pub fn origin(&self) -> Vector {
         self.origin
-    }
-
-    /// The grid's cells cut into `parts` runs of consecutive cells holding about as many boids
-    /// each (a crowded cell is never cut; runs may be empty).
-    pub(crate) fn cell_parts(&self, parts: usize) -> impl Iterator<Item = Range<usize>> + '_ {
-        let cells = self.cell_start.len().saturating_sub(1);
-        let parts = parts.max(1);
-        let n = self.len();
-        // The first cell of part `p`: the first whose boids start at or after its share.
-        let first = move |p: usize| {
-            if p >= parts {
-                return cells;
-            }
-            let slot = (n * p / parts) as u32;
-            self.cell_start[..cells].partition_point(|&start| start < slot)
-        };
-        (0..parts).map(move |p| first(p)..first(p + 1))
     }
 
     /// One past the last slot of the cell `c` (as [`Self::cell_xy`] gives it).
