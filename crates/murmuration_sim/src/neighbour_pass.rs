@@ -382,20 +382,18 @@ mod tests {
         let mut slots: Vec<Vec<HashSlot>> = n.iter().map(|&l| vec![HashSlot::NONE; l]).collect();
         let mut ticks: Vec<Vec<Tick>> = n.iter().map(|&l| vec![Tick::new(0); l]).collect();
         for (k, ((t, slots), ticks)) in tables.iter().zip(&mut slots).zip(&mut ticks).enumerate() {
-            build.place(
-                Table {
-                    entities: &t.0,
-                    positions: &t.1,
-                    velocities: &t.2,
-                    species: &t.3,
-                    flocks: &t.4,
-                    max_speed: (k == 1).then_some(&t.5[..]),
-                    unit: k == 2,
-                    slots,
-                    changed: ticks,
-                },
-                Tick::new(1),
-            );
+            build.place(Table {
+                entities: &t.0,
+                positions: &t.1,
+                velocities: &t.2,
+                species: &t.3,
+                flocks: &t.4,
+                max_speed: (k == 1).then_some(&t.5[..]),
+                unit: k == 2,
+                slots,
+                changed: ticks,
+                now: Tick::new(1),
+            });
         }
         build.finish();
         let search = NeighbourSearch::Grid;

@@ -168,3 +168,43 @@ fn many_hunters_that_are_boids_each_hunt_the_nearest_other() {
         assert_eq!(app.world().get::<Hunter>(e).unwrap().prey, nearest);
     }
 }
+
+/// Many hunters in two tables, boids that hunt and hunters that are not boids (spawned mixed,
+/// so neither table's hunters come first): each hunts the nearest boid other than itself.
+#[test]
+fn hunters_in_two_tables_each_hunt_the_nearest_other_boid() {
+    let bounds = SimulationBounds::wrap(rect(1000.0, 1000.0));
+    let mut app = app(FlockParams::default(), bounds);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+    let mut random_point = || xyz([0.0; 3].map(|_| rng.random::<f32>())) * 1000.0;
+    let mut hunters = Vec::new();
+    for i in 0..80 {
+        let at = random_point();
+        let e = if i % 3 == 0 {
+            // A hunter of its own, not a boid.
+            let e = app
+                .world_mut()
+                .spawn((Hunter::default(), Position(at)))
+                .id();
+            (e, at, false)
+        } else {
+            let e = spawn_boid(&mut app, at, Vector::X * 50.0, 0);
+            app.world_mut().entity_mut(e).insert(Hunter::default());
+            (e, at, true)
+        };
+        hunters.push(e);
+    }
+    step(&mut app, 1);
+    for &(e, at, _) in &hunters {
+        let nearest = hunters
+            .iter()
+            .filter(|&&(other, _, boid)| boid && other != e)
+            .min_by(|a, b| {
+                let da = bounds.delta(at, a.1).length_squared();
+                let db = bounds.delta(at, b.1).length_squared();
+                da.total_cmp(&db)
+            })
+            .map(|&(other, ..)| other);
+        assert_eq!(app.world().get::<Hunter>(e).unwrap().prey, nearest);
+    }
+}

@@ -29,7 +29,7 @@ use crate::simd::dispatch;
 
 mod parted;
 
-pub(crate) use parted::Table;
+pub(crate) use parted::{Points, Table};
 
 /// The grid never has more cells than this, whatever the bounds: larger cells are slower for a
 /// huge, sparse world, but memory and the prefix sum stay bounded.

@@ -156,16 +156,16 @@ impl PartedBuild<'_> {
         self.boids = 0;
     }
 
-    /// Places the next table's boids (the tables in the order they were counted) and writes each
-    /// one's [`HashSlot`], marking it changed at `now` (in `changed`) only if it moved.
+    /// Places the next table's boids (the tables in the order they were counted), and tells
+    /// each its slot ([`Placed::placed`]).
     ///
     /// # Panics
     /// If the table holds other boids than were counted for it.
-    pub fn place(&mut self, table: Table<'_>, now: Tick) {
+    pub fn place<T: Placed>(&mut self, table: T) {
         if self.counting {
             self.scan();
         }
-        let (n, cells, part_len) = (table.entities.len(), self.cells, self.part_len);
+        let (n, cells, part_len) = (table.len(), self.cells, self.part_len);
         let parts = n.div_ceil(part_len);
         let h = &mut *self.hash;
         let mut cursors = core::mem::take(&mut h.part_cursor);
@@ -178,7 +178,7 @@ impl PartedBuild<'_> {
                 .zip(hash.cell_of[boids].chunks(part_len))
                 .zip(cursors[first..].chunks_mut(cells))
                 .zip(hash.part_end[first..].chunks(cells));
-            run_each(work, |(((part, cell_of), cursor), end)| {
+            run_each(work, |(((mut part, cell_of), cursor), end)| {
                 let arrays = &arrays;
                 for (i, &cell) in cell_of.iter().enumerate() {
                     let cell = cell as usize;
@@ -190,21 +190,20 @@ impl PartedBuild<'_> {
                         "a table changed between counting and placing"
                     );
                     cursor[cell] += 1;
-                    let position = hash.local(part.positions[i].0);
-                    let velocity = part.velocities[i].0;
-                    let entity = part.entities[i];
-                    let unit = if part.unit { UNIT_KEY } else { 0 };
-                    let key = key(part.flocks[i], part.species[i].0) | unit;
-                    let speed = part.max_speed.map(|m| m[i].0);
+                    let Boid {
+                        entity,
+                        position,
+                        velocity,
+                        key,
+                        speed,
+                    } = part.boid(i);
+                    let position = hash.local(position);
                     // SAFETY: `slot` lies in this part's own range of `cell` (checked above),
                     // and the ranges of all parts and cells are disjoint.
                     unsafe {
                         arrays.write(slot as usize, (position, velocity), entity, (key, speed));
                     }
-                    if part.slots[i].0 != slot {
-                        part.slots[i].0 = slot;
-                        part.changed[i] = now;
-                    }
+                    part.placed(i, slot);
                 }
             });
         }
@@ -291,7 +290,67 @@ impl Layout {
     }
 }
 
-/// One table's boids as the plugin's query hands them over: one slice per component.
+/// What a [`PartedBuild`] places: boids side by side, cut into parts that scatter at once.
+pub(crate) trait Placed: Send + Sized {
+    /// How many boids.
+    fn len(&self) -> usize;
+    /// Cut into parts of `len` boids (the last takes the rest).
+    fn parts(self, len: usize) -> impl Iterator<Item = Self>;
+    /// What the hash keeps of boid `i`.
+    fn boid(&self, i: usize) -> Boid;
+    /// Boid `i` went to `slot`.
+    fn placed(&mut self, i: usize, slot: u32);
+}
+
+/// What the hash keeps of one boid ([`Placed::boid`]).
+pub(crate) struct Boid {
+    pub entity: Entity,
+    /// Where it is, as it was given (the scatter wraps it in).
+    pub position: Vector,
+    pub velocity: Vector,
+    /// Its [`key`].
+    pub key: u32,
+    /// Its own top speed, if it has one.
+    pub speed: Option<f32>,
+}
+
+/// Points with nothing else to them (a hash of the predators, say): each boid at rest, with
+/// key 0 and no speed of its own, told nothing of its slot.
+pub(crate) struct Points<'a> {
+    pub entities: &'a [Entity],
+    pub positions: &'a [Position],
+}
+
+impl Placed for Points<'_> {
+    fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    fn parts(self, len: usize) -> impl Iterator<Item = Self> {
+        let chunks = self.entities.chunks(len).zip(self.positions.chunks(len));
+        chunks.map(|(entities, positions)| Points {
+            entities,
+            positions,
+        })
+    }
+
+    #[inline(always)]
+    fn boid(&self, i: usize) -> Boid {
+        Boid {
+            entity: self.entities[i],
+            position: self.positions[i].0,
+            velocity: Vector::ZERO,
+            key: 0,
+            speed: None,
+        }
+    }
+
+    #[inline(always)]
+    fn placed(&mut self, _: usize, _: u32) {}
+}
+
+/// One table's boids as the plugin's query hands them over: one slice per component. Each is
+/// told its [`HashSlot`], marked changed at `now` (in `changed`) only if it moved.
 pub(crate) struct Table<'a> {
     pub entities: &'a [Entity],
     pub positions: &'a [Position],
@@ -305,11 +364,16 @@ pub(crate) struct Table<'a> {
     pub slots: &'a mut [HashSlot],
     /// The change ticks of `slots`.
     pub changed: &'a mut [Tick],
+    /// This run of the system, for `changed`.
+    pub now: Tick,
 }
 
-impl<'a> Table<'a> {
-    /// The table cut into parts of `len` boids (the last takes the rest).
-    fn parts(self, len: usize) -> impl Iterator<Item = Table<'a>> {
+impl Placed for Table<'_> {
+    fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    fn parts(self, len: usize) -> impl Iterator<Item = Self> {
         let Table {
             entities,
             positions,
@@ -320,6 +384,7 @@ impl<'a> Table<'a> {
             unit,
             slots,
             changed,
+            now,
         } = self;
         let max_speed = max_speed.into_iter().flat_map(move |m| m.chunks(len));
         entities
@@ -346,9 +411,30 @@ impl<'a> Table<'a> {
                         unit,
                         slots,
                         changed,
+                        now,
                     }
                 },
             )
+    }
+
+    #[inline(always)]
+    fn boid(&self, i: usize) -> Boid {
+        let unit = if self.unit { UNIT_KEY } else { 0 };
+        Boid {
+            entity: self.entities[i],
+            position: self.positions[i].0,
+            velocity: self.velocities[i].0,
+            key: key(self.flocks[i], self.species[i].0) | unit,
+            speed: self.max_speed.map(|m| m[i].0),
+        }
+    }
+
+    #[inline(always)]
+    fn placed(&mut self, i: usize, slot: u32) {
+        if self.slots[i].0 != slot {
+            self.slots[i].0 = slot;
+            self.changed[i] = self.now;
+        }
     }
 }
 
@@ -429,7 +515,7 @@ mod tests {
     use rand::rngs::Xoshiro256PlusPlus;
     use rand::{RngExt, SeedableRng};
 
-    use super::Table;
+    use super::{Points, Table};
     use crate::bounds::SimulationBounds;
     use crate::components::FlockId;
     use crate::components::{HashSlot, Position, Species, Velocity};
@@ -472,10 +558,31 @@ mod tests {
                 unit: false,
                 slots,
                 changed,
+                now,
             };
-            build.place(table, now);
+            build.place(table);
         }
         build.finish();
+    }
+
+    /// `parted` holds what `serial` holds: the same boids in the same slots, cell for cell.
+    fn assert_same_hash(parted: &SpatialHash, serial: &SpatialHash) {
+        assert_eq!(parted.entities(), serial.entities());
+        assert!(parted.positions().eq(serial.positions()));
+        assert!(parted.velocities().eq(serial.velocities()));
+        assert_eq!(parted.keys(), serial.keys());
+        assert_eq!(parted.dims(), serial.dims());
+        let dims = serial.dims();
+        for index in 0..dims.element_product() {
+            // Cell `index`, column first.
+            let mut rest = index;
+            let cell = UVector::from_array(fill(0, |axis| {
+                let at = rest % dims[axis];
+                rest /= dims[axis];
+                at
+            }));
+            assert_eq!(parted.cell_slots(cell), serial.cell_slots(cell));
+        }
     }
 
     /// Two tables, cut into parts and placed on the compute task pool, over more cells than
@@ -523,24 +630,43 @@ mod tests {
                 (&mut slots, &mut changed),
             );
         }
-        assert_eq!(parted.entities(), serial.entities());
-        assert!(parted.positions().eq(serial.positions()));
-        assert!(parted.velocities().eq(serial.velocities()));
-        assert_eq!(parted.keys(), serial.keys());
-        let dims = serial.dims();
-        for index in 0..dims.element_product() {
-            // Cell `index`, column first.
-            let mut rest = index;
-            let cell = UVector::from_array(fill(0, |axis| {
-                let at = rest % dims[axis];
-                rest /= dims[axis];
-                at
-            }));
-            assert_eq!(parted.cell_slots(cell), serial.cell_slots(cell));
-        }
+        assert_same_hash(&parted, &serial);
         for (i, slot) in slots.iter().enumerate() {
             assert_eq!(parted.entity(slot.0 as usize), entities[i], "boid {i}");
             assert_eq!(changed[i], now, "boid {i} moved from no slot");
         }
+    }
+
+    /// Points (a hash of the predators) built in parts: the hash the serial build makes of the
+    /// same points at rest with key 0, cell for cell.
+    #[test]
+    fn parted_points_are_the_serial_build() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let bounds = SimulationBounds::wrap(region([0.0; 3], [200.0, 100.0, 60.0]));
+        let n = 9_000u32;
+        let entities: Vec<Entity> = (1..=n).map(|i| Entity::from_raw_u32(i).unwrap()).collect();
+        let positions: Vec<Position> = (0..n)
+            .map(|_| Position(xyz([220.0, 110.0, 66.0].map(|s| rng.random::<f32>() * s))))
+            .collect();
+        let mut serial = SpatialHash::default();
+        {
+            let mut build = serial.begin(&bounds, 2.0, bounds.rect, positions.len());
+            for p in &positions {
+                build.count(p.0);
+            }
+            for (&e, p) in entities.iter().zip(&positions) {
+                build.place(e, p.0, Vector::ZERO, 0);
+            }
+        }
+        let mut parted = SpatialHash::default();
+        let mut build =
+            parted.begin_parted(&bounds, 2.0, bounds.rect, [positions.len()].into_iter());
+        build.count(&positions);
+        build.place(Points {
+            entities: &entities,
+            positions: &positions,
+        });
+        build.finish();
+        assert_same_hash(&parted, &serial);
     }
 }

@@ -65,8 +65,9 @@ pub(crate) fn build_hash(
             unit,
             slots,
             changed: ticks.changed_mut(),
+            now,
         };
-        build.place(table, now);
+        build.place(table);
     }
     build.finish();
     stats.steps += 1;

@@ -1,6 +1,7 @@
 //! The steering systems beyond the three rules, one behaviour each, all adding into
-//! [`Acceleration`] in parallel over the boids.
+//! [`Acceleration`] in parallel over the boids ([`add_forces`]).
 
+use bevy::ecs::change_detection::ContiguousMut;
 use bevy::prelude::*;
 
 use crate::behaviours::{
@@ -12,10 +13,10 @@ use crate::components::{
     Acceleration, Arrive, Attractor, Boid, HashSlot, Hunter, MaxSpeed, Obstacle, Position,
     Predator, Velocity,
 };
-use crate::hash::{HashHit, SpatialHash};
+use crate::hash::{HashHit, Points, SpatialHash};
 use crate::math::Vector;
 use crate::neighbour_pass::FlockForces;
-use crate::parallel::{Parts, for_each_part};
+use crate::parallel::{Changing, DENSE, Parts, Split, for_each_part};
 use crate::params::FlockParams;
 use crate::systems::prepare::StepBounds;
 use crate::table::FlockTable;
@@ -33,6 +34,52 @@ type Mover<'a> = (
     &'a FlockId,
 );
 
+/// Runs `f` over every table of a steering system's query, in parts on every thread (the
+/// compute pool's and this one): `tables` gives each table's slices beside its accelerations,
+/// `f` adds to one part's accelerations. Every entity's acceleration is marked changed, as it
+/// is every step anyway (integration zeroes it).
+///
+/// Not Bevy's `par_iter`: that runs on the calling thread alone when the compute pool has one
+/// thread, which is what Bevy's default pools give a two-core machine.
+#[track_caller]
+fn add_forces<'w, S: Split>(
+    tables: impl Iterator<Item = (S, ContiguousMut<'w, Acceleration>)>,
+    f: impl Fn(S, &mut [Acceleration]) + Sync,
+) {
+    for (slices, a) in tables {
+        let (a, mut ticks) = ContiguousMut::bypass_change_detection_split(a);
+        let parts = (slices, a, Changing::new(&mut ticks));
+        for_each_part(parts, Parts::EVEN, |(slices, a, changing)| {
+            changing.mark();
+            f(slices, a);
+        });
+    }
+}
+
+/// One table of a [`Mover`] query, as Bevy's contiguous access gives it.
+type MoverTable<'w> = (
+    &'w [Position],
+    &'w [Velocity],
+    ContiguousMut<'w, Acceleration>,
+    Option<&'w [MaxSpeed]>,
+    &'w [FlockId],
+);
+
+/// What a steering system reads of a [`MoverTable`].
+type MoverSlices<'w> = (
+    &'w [Position],
+    &'w [Velocity],
+    Option<&'w [MaxSpeed]>,
+    &'w [FlockId],
+);
+
+/// A [`MoverTable`] as [`add_forces`] takes it: the slices read, beside the accelerations.
+fn mover_parts(
+    (p, v, a, max_speed, flock): MoverTable<'_>,
+) -> (MoverSlices<'_>, ContiguousMut<'_, Acceleration>) {
+    ((p, v, max_speed, flock), a)
+}
+
 /// Turn back inside the margin of [`Edges::TurnBack`]; nothing under [`Edges::Wrap`].
 pub(crate) fn avoid_edges(
     bounds: Res<StepBounds>,
@@ -43,16 +90,19 @@ pub(crate) fn avoid_edges(
         return;
     };
     let rect = bounds.rect;
-    movers
-        .par_iter_mut()
-        .for_each(|(p, v, mut a, max_speed, flock)| {
-            let dir = turn_back_direction(p.0, rect, margin);
-            if dir != Vector::ZERO {
-                let row = table.row(*flock);
-                let speed = max_speed.map_or(row.max_speed, |m| m.0);
-                a.0 += steer(dir, v.0, speed, row.max_force) * weight;
+    add_forces(
+        movers.contiguous_iter_mut().expect(DENSE).map(mover_parts),
+        |(p, v, max_speed, flock), a| {
+            for (i, a) in a.iter_mut().enumerate() {
+                let dir = turn_back_direction(p[i].0, rect, margin);
+                if dir != Vector::ZERO {
+                    let row = table.row(flock[i]);
+                    let speed = max_speed.map_or(row.max_speed, |m| m[i].0);
+                    a.0 += steer(dir, v[i].0, speed, row.max_force) * weight;
+                }
             }
-        });
+        },
+    );
 }
 
 /// Steer around every round [`Obstacle`] within its radius plus the avoid distance.
@@ -70,20 +120,25 @@ pub(crate) fn avoid_obstacles(
     if list.is_empty() {
         return;
     }
-    movers
-        .par_iter_mut()
-        .for_each(|(p, v, mut a, max_speed, flock)| {
-            let row = table.row(*flock);
-            let mut dir = Vector::ZERO;
-            for (i, &(centre, radius)) in list.iter().enumerate() {
-                let d = bounds.delta(p.0, centre);
-                dir += obstacle_push(d, radius, row.avoid_distance, || tie_break(i, usize::MAX));
+    let list = &list[..];
+    add_forces(
+        movers.contiguous_iter_mut().expect(DENSE).map(mover_parts),
+        |(p, v, max_speed, flock), a| {
+            for (j, a) in a.iter_mut().enumerate() {
+                let row = table.row(flock[j]);
+                let mut dir = Vector::ZERO;
+                for (i, &(centre, radius)) in list.iter().enumerate() {
+                    let d = bounds.delta(p[j].0, centre);
+                    dir +=
+                        obstacle_push(d, radius, row.avoid_distance, || tie_break(i, usize::MAX));
+                }
+                if dir != Vector::ZERO {
+                    let speed = max_speed.map_or(row.max_speed, |m| m[j].0);
+                    a.0 += steer(dir, v[j].0, speed, row.max_force) * row.obstacle_weight;
+                }
             }
-            if dir != Vector::ZERO {
-                let speed = max_speed.map_or(row.max_speed, |m| m.0);
-                a.0 += steer(dir, v.0, speed, row.max_force) * row.obstacle_weight;
-            }
-        });
+        },
+    );
 }
 
 /// Boids flee every [`Predator`] (the mouse, a hunter) within the flee radius.
@@ -102,18 +157,18 @@ pub(crate) fn flee_predators(
         ),
         With<Boid>,
     >,
-    mut list: Local<Vec<(Entity, Vector)>>,
+    mut list: Local<(Vec<Entity>, Vec<Position>)>,
     mut by_cell: Local<SpatialHash>,
     mut by_slot: Local<Vec<Vector>>,
 ) {
-    list.clear();
-    list.extend(
-        predators
-            .iter()
-            .filter(|(_, p)| p.is_finite())
-            .map(|(e, p)| (e, p.0)),
-    );
-    if list.is_empty() {
+    let (entities, positions) = &mut *list;
+    entities.clear();
+    positions.clear();
+    for (e, p) in predators.iter().filter(|(_, p)| p.is_finite()) {
+        entities.push(e);
+        positions.push(*p);
+    }
+    if entities.is_empty() {
         return;
     }
     // Up to `FEW_PREDATORS`, every boid checks every one. More (every boid a hunter): in a
@@ -122,7 +177,7 @@ pub(crate) fn flee_predators(
     // in the flock's hash order, so that neighbours share the predators' blocks, copied once
     // ([`threats`]; in the boids' own order each read the predators' cells from memory: 3x
     // slower), then read by slot.
-    let many = list.len() > FEW_PREDATORS;
+    let many = entities.len() > FEW_PREDATORS;
     by_slot.clear();
     if many {
         let reach = table
@@ -131,15 +186,15 @@ pub(crate) fn flee_predators(
             .map(|r| r.flee_radius)
             .fold(0.0, f32::max)
             .max(FlockParams::MIN_DISTANCE);
-        {
-            let mut build = by_cell.begin(&bounds, reach, bounds.rect, list.len());
-            for &(_, q) in list.iter() {
-                build.count(q);
-            }
-            for &(predator, q) in list.iter() {
-                build.place(predator, q, Vector::ZERO, 0);
-            }
-        }
+        // Counted and placed in parts on every thread, as the flock's own hash is.
+        let lens = core::iter::once(entities.len());
+        let mut build = by_cell.begin_parted(&bounds, reach, bounds.rect, lens);
+        build.count(positions);
+        build.place(Points {
+            entities,
+            positions,
+        });
+        build.finish();
         by_slot.resize(hash.len(), Vector::ZERO);
         let by_cell = &*by_cell;
         let radius = |slot: usize| table.row(hash.flock_of(slot)).flee_radius;
@@ -149,33 +204,42 @@ pub(crate) fn flee_predators(
             |(slots, out)| threats::flee_each(by_cell, &hash, slots, radius, out),
         );
     }
-    let (by_cell, list, by_slot) = (&*by_cell, &list[..], &by_slot[..]);
-    boids
-        .par_iter_mut()
-        .for_each(|(me, p, v, mut a, (max_speed, flock, slot))| {
-            let row = table.row(*flock);
-            let dir = if many {
-                // A boid spawned since the hash was built has no slot yet.
-                match slot.and_then(|s| by_slot.get(s.0 as usize)) {
-                    Some(&dir) => dir,
-                    None => threats::flee_among(by_cell, me, p.0, row.flee_radius),
-                }
-            } else {
-                let mut dir = Vector::ZERO;
-                for (i, &(predator, q)) in list.iter().enumerate() {
-                    if predator != me {
-                        // `i` tells predators apart for the tie-break of one on the very spot.
-                        let tie = || tie_break(i, usize::MAX);
-                        dir += flee_direction(bounds.delta(p.0, q), row.flee_radius, tie);
+    let (by_cell, by_slot) = (&*by_cell, &by_slot[..]);
+    let list = || entities.iter().zip(positions.iter());
+    add_forces(
+        boids
+            .contiguous_iter_mut()
+            .expect(DENSE)
+            .map(|(me, p, v, a, (max_speed, flock, slot))| {
+                ((me, p, v, (max_speed, flock, slot)), a)
+            }),
+        |(me, p, v, (max_speed, flock, slot)), a| {
+            for (j, a) in a.iter_mut().enumerate() {
+                let row = table.row(flock[j]);
+                let dir = if many {
+                    // A boid spawned since the hash was built has no slot yet.
+                    match slot.and_then(|s| by_slot.get(s[j].0 as usize)) {
+                        Some(&dir) => dir,
+                        None => threats::flee_among(by_cell, me[j], p[j].0, row.flee_radius),
                     }
+                } else {
+                    let mut dir = Vector::ZERO;
+                    for (i, (&predator, q)) in list().enumerate() {
+                        if predator != me[j] {
+                            // `i` tells predators apart for the tie-break of one on the very spot.
+                            let tie = || tie_break(i, usize::MAX);
+                            dir += flee_direction(bounds.delta(p[j].0, q.0), row.flee_radius, tie);
+                        }
+                    }
+                    dir
+                };
+                if dir != Vector::ZERO {
+                    let speed = max_speed.map_or(row.max_speed, |m| m[j].0);
+                    a.0 += steer(dir, v[j].0, speed, row.max_force) * row.flee_weight;
                 }
-                dir
-            };
-            if dir != Vector::ZERO {
-                let speed = max_speed.map_or(row.max_speed, |m| m.0);
-                a.0 += steer(dir, v.0, speed, row.max_force) * row.flee_weight;
             }
-        });
+        },
+    );
 }
 
 /// Boids seek the nearest [`Attractor`], at any distance, as far as their crowding lets them
@@ -193,24 +257,33 @@ pub(crate) fn seek_attractors(
     if list.is_empty() {
         return;
     }
-    boids
-        .par_iter_mut()
-        .for_each(|((p, v, mut a, max_speed, flock), slot)| {
-            let nearest = list
-                .iter()
-                .map(|&q| bounds.delta(p.0, q))
-                .min_by(|x, y| x.length_squared().total_cmp(&y.length_squared()));
-            if let Some(d) = nearest {
-                let row = table.row(*flock);
-                let speed = max_speed.map_or(row.max_speed, |m| m.0);
-                // A boid spawned since the hash was built has no slot yet: it does not give way.
-                let yields = slot
-                    .and_then(|s| flocking.give_way.get(s.0 as usize))
-                    .copied()
-                    .unwrap_or(0.0);
-                a.0 += steer(d, v.0, speed, row.max_force) * row.seek_weight * (1.0 - yields);
+    let list = &list[..];
+    add_forces(
+        boids
+            .contiguous_iter_mut()
+            .expect(DENSE)
+            .map(|((p, v, a, max_speed, flock), slot)| ((p, v, (max_speed, flock), slot), a)),
+        |(p, v, (max_speed, flock), slot), a| {
+            for (j, a) in a.iter_mut().enumerate() {
+                let nearest = list
+                    .iter()
+                    .map(|&q| bounds.delta(p[j].0, q))
+                    .min_by(|x, y| x.length_squared().total_cmp(&y.length_squared()));
+                if let Some(d) = nearest {
+                    let row = table.row(flock[j]);
+                    let speed = max_speed.map_or(row.max_speed, |m| m[j].0);
+                    // A boid spawned since the hash was built has no slot yet: it does not give
+                    // way.
+                    let yields = slot
+                        .and_then(|s| flocking.give_way.get(s[j].0 as usize))
+                        .copied()
+                        .unwrap_or(0.0);
+                    a.0 +=
+                        steer(d, v[j].0, speed, row.max_force) * row.seek_weight * (1.0 - yields);
+                }
             }
-        });
+        },
+    );
 }
 
 /// Units with [`Arrive`] steer to their target, slowing inside the slow radius.
@@ -219,18 +292,25 @@ pub(crate) fn arrive_at_targets(
     table: Res<FlockTable>,
     mut units: Query<(Mover, &Arrive)>,
 ) {
-    units
-        .par_iter_mut()
-        .for_each(|((p, v, mut a, max_speed, flock), order)| {
-            if !order.target.is_finite() {
-                return;
+    add_forces(
+        units
+            .contiguous_iter_mut()
+            .expect(DENSE)
+            .map(|((p, v, a, max_speed, flock), orders)| ((p, v, (max_speed, flock), orders), a)),
+        |(p, v, (max_speed, flock), orders), a| {
+            for (j, a) in a.iter_mut().enumerate() {
+                let order = &orders[j];
+                if !order.target.is_finite() {
+                    continue;
+                }
+                let row = table.row(flock[j]);
+                let d = bounds.delta(p[j].0, order.target);
+                let speed = max_speed.map_or(row.max_speed, |m| m[j].0);
+                let slow = order.slow_radius.max(0.0);
+                a.0 += arrive(d, v[j].0, slow, speed, row.max_force) * row.arrive_weight;
             }
-            let row = table.row(*flock);
-            let d = bounds.delta(p.0, order.target);
-            let speed = max_speed.map_or(row.max_speed, |m| m.0);
-            let slow = order.slow_radius.max(0.0);
-            a.0 += arrive(d, v.0, slow, speed, row.max_force) * row.arrive_weight;
-        });
+        },
+    );
 }
 
 /// Every [`Hunter`] seeks the nearest boid other than itself, found through the hash, at its own
@@ -251,23 +331,38 @@ pub(crate) fn hunt(
         &FlockId,
         &mut Hunter,
     )>,
+    mut own: Local<Vec<u32>>,
     mut in_hash: Local<SlotSet>,
     mut order: Local<Vec<u32>>,
     mut found: Local<Vec<Option<HashHit>>>,
 ) {
     // The slot of a hunter that is the boid there.
-    let own_slot = |me: Entity, slot: Option<&HashSlot>| {
-        let slot = slot?.0 as usize;
-        (slot < hash.len() && hash.entity(slot) == me).then_some(slot)
+    let own_slot = |me: Entity, slot: &HashSlot| {
+        let slot = slot.0 as usize;
+        (slot < hash.len() && hash.entity(slot) == me).then_some(slot as u32)
     };
-    let many = hunters.iter().len() > FEW_PREDATORS;
+    let count = hunters.iter().len();
+    let many = count > FEW_PREDATORS;
     in_hash.clear(if many { hash.len() } else { 0 });
     order.clear();
+    own.clear();
     if many {
-        for ((me, slot), ..) in &hunters {
-            if let Some(slot) = own_slot(me, slot) {
-                in_hash.insert(slot);
-            }
+        // Each hunter's own slot ([`NO_SLOT`] for none), in query order: looked up in parts, as
+        // each is a read from anywhere in the hash.
+        own.resize(count, NO_SLOT);
+        let mut rest = &mut own[..];
+        for ((me, slot), ..) in hunters.contiguous_iter().expect(DENSE) {
+            let (own, tail) = rest.split_at_mut(me.len());
+            rest = tail;
+            let Some(slot) = slot else { continue };
+            for_each_part((me, slot, own), Parts::EVEN, |(me, slot, own)| {
+                for ((&me, slot), own) in me.iter().zip(slot).zip(own) {
+                    *own = own_slot(me, slot).unwrap_or(NO_SLOT);
+                }
+            });
+        }
+        for &slot in own.iter().filter(|&&s| s != NO_SLOT) {
+            in_hash.insert(slot as usize);
         }
         in_hash.rank_into(&mut order);
         found.clear();
@@ -279,29 +374,68 @@ pub(crate) fn hunt(
         );
     }
     let (in_hash, found) = (&*in_hash, &found[..]);
-    hunters
-        .par_iter_mut()
-        .for_each(|((me, slot), p, v, mut a, max_speed, flock, mut hunter)| {
-            let row = table.row(*flock);
-            if hunter.resting > 0.0 {
-                // Resting after a catch: brake to a halt.
-                a.0 += steer_to_velocity(Vector::ZERO, v.0, row.max_force);
-                return;
+    // The tables' own slots, table by table, in the same order.
+    let mut own_left = (!own.is_empty()).then_some(&own[..]);
+    for ((me, _), p, v, a, max_speed, flock, hunter) in hunters.contiguous_iter_mut().expect(DENSE)
+    {
+        let (own, rest) = match own_left {
+            Some(left) => {
+                let (own, rest) = left.split_at(me.len());
+                (Some(own), Some(rest))
             }
-            let prey = match own_slot(me, slot).and_then(|s| in_hash.rank(s)) {
-                Some(i) => found[i],
-                // A hunter that is a boid too is in the hash: never its own prey.
-                None => hash.nearest(p.0, f32::INFINITY, |h| hash.entity(h.slot) != me),
-            };
-            let entity = prey.map(|hit| hash.entity(hit.slot));
-            if hunter.prey != entity {
-                hunter.prey = entity;
-            }
-            if let Some(hit) = prey {
-                a.0 += steer(hit.delta, v.0, max_speed.0, row.max_force) * row.hunt_weight;
-            }
-        });
+            None => (None, None),
+        };
+        own_left = rest;
+        let (a, mut a_ticks) = ContiguousMut::bypass_change_detection_split(a);
+        // A hunter is marked changed only where its prey changed, as writing through `Mut` would.
+        let (hunter, mut hunter_ticks) = ContiguousMut::bypass_change_detection_split(hunter);
+        let now = hunter_ticks.this_run();
+        let parts = (
+            (me, own, p, v),
+            (max_speed, flock),
+            a,
+            Changing::new(&mut a_ticks),
+            (hunter, hunter_ticks.changed_mut()),
+        );
+        for_each_part(
+            parts,
+            Parts::EVEN,
+            |((me, own, p, v), (max_speed, flock), a, changing, (hunter, changed))| {
+                changing.mark();
+                for (j, a) in a.iter_mut().enumerate() {
+                    let row = table.row(flock[j]);
+                    if hunter[j].resting > 0.0 {
+                        // Resting after a catch: brake to a halt.
+                        a.0 += steer_to_velocity(Vector::ZERO, v[j].0, row.max_force);
+                        continue;
+                    }
+                    let me = me[j];
+                    let slot = own.map_or(NO_SLOT, |own| own[j]);
+                    let prey = match (slot != NO_SLOT)
+                        .then(|| in_hash.rank(slot as usize))
+                        .flatten()
+                    {
+                        Some(i) => found[i],
+                        // A hunter that is a boid too is in the hash: never its own prey.
+                        None => hash.nearest(p[j].0, f32::INFINITY, |h| hash.entity(h.slot) != me),
+                    };
+                    let entity = prey.map(|hit| hash.entity(hit.slot));
+                    if hunter[j].prey != entity {
+                        hunter[j].prey = entity;
+                        changed[j] = now;
+                    }
+                    if let Some(hit) = prey {
+                        a.0 += steer(hit.delta, v[j].0, max_speed[j].0, row.max_force)
+                            * row.hunt_weight;
+                    }
+                }
+            },
+        );
+    }
 }
+
+/// No slot in the hash, in [`hunt`]'s list of the hunters' own slots.
+const NO_SLOT: u32 = u32::MAX;
 
 /// A set of hash slots (the hunters that are boids too), listed in slot order and ranked in
 /// constant time: no sort, no search.
