@@ -30,18 +30,17 @@ use crate::hash::{Arrays, BLOCK_ROWS, KNearest, SpatialHash};
 use crate::lanes::{Coords, KeyLanes, Lanes, Real, fill};
 use crate::math::{DIM, IVector, Vector};
 use crate::motion::nearest_image;
-use crate::neighbours::{CANDIDATE_CAP, observer_of, sample_stride, walk_sums};
+use crate::neighbours::{observer_of, walk_sums};
 use crate::params::NeighbourMode;
 use crate::rules::{
     self, Candidate, NeighbourSums, Observer, SUM_FIELDS, VIEW_ALL, VIEW_NARROW, VIEW_WIDE,
     accumulate_coincident,
 };
+use crate::sample::{CANDIDATE_CAP, Sample, weight};
 use crate::simd::{dispatch, portable, simd_targets, totals_avx};
 use crate::table::FlockTable;
 
-/// Candidates tested side by side: one AVX2 register. Fixed whatever the CPU, so that every
-/// CPU adds the same candidates in the same order and gets the same bits.
-pub(crate) const LANES: usize = 8;
+pub(crate) use crate::lanes::LANES;
 
 /// What a pass over the flock counted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -83,8 +82,9 @@ struct Gathered {
     key: [u32; GATHERED],
     /// Candidates copied (before padding).
     len: usize,
-    /// Only every `stride`-th chunk of each run was copied, in a crowded block.
-    stride: usize,
+    /// What each candidate copied stands for: 1, or more where the block was crowded and only
+    /// its [`Sample`] was copied ([`weight`]).
+    weight: f32,
     /// Where the block folds onto itself: each axis's world size and half of it (infinite on
     /// an axis that does not fold), for [`Gathered::fold`].
     wrap: Option<Wrap>,
@@ -101,29 +101,39 @@ impl Gathered {
             velocity: [[0.0; GATHERED]; DIM],
             key: [0; GATHERED],
             len: 0,
-            stride: 1,
+            weight: 1.0,
             wrap: None,
         }
     }
 
     /// Copies `block` out of `arrays`. Crowded (more than [`CANDIDATE_CAP`] boids in the block),
-    /// it copies only every `stride`-th chunk of each run, `stride = ceil(boids / cap)`.
+    /// it copies only the block's [`Sample`] in the hash's rebuild `turn`.
     #[inline(always)]
-    fn fill(&mut self, arrays: &Arrays, block: &Block) {
-        self.stride = sample_stride(block.boids);
+    fn fill(&mut self, arrays: &Arrays, block: &Block, turn: u32) {
+        let sample = block.sample(turn);
         self.wrap = block.wrap;
         self.len = 0;
-        for (run, offset) in block.runs() {
-            // NOTE: the whole run straight away where nothing is sampled: through `sampled`
-            // (one range) the kernel took 5% longer at 100,000 boids.
-            if self.stride == 1 {
+        if sample.is_all() {
+            for (run, offset) in block.runs() {
                 self.append(arrays, run, offset);
-            } else {
-                for slots in sampled(run, self.stride) {
-                    self.append(arrays, slots, offset);
+            }
+        } else {
+            // NOTE: the groups found first, then copied: copied as the walk finds them, the
+            // kernel took 1.3x as long at two threads (100,000 boids in one folded cell).
+            let mut walk = sample.walk();
+            let mut taken = [(0usize, 0usize, Vector::ZERO); CANDIDATE_CAP / LANES + MAX_RUNS];
+            let mut n = 0;
+            for (run, offset) in block.runs() {
+                for slots in walk.run(run) {
+                    taken[n] = (slots.start, slots.end, offset);
+                    n += 1;
                 }
             }
+            for &(a, b, offset) in &taken[..n] {
+                self.append(arrays, a..b, offset);
+            }
         }
+        self.weight = weight(block.boids, self.len);
         // Pad to a whole chunk; lanes beyond that are never read this time.
         let pad = self.len..self.len + LANES;
         for axis in 0..DIM {
@@ -316,26 +326,16 @@ impl Block {
         self.boids
     }
 
+    /// The block's [`Sample`] in the hash's rebuild `turn`.
+    #[inline]
+    pub(crate) fn sample(&self, turn: u32) -> Sample {
+        Sample::new(self.runs().map(|(run, _)| run.len()), turn)
+    }
+
     /// Whether the block folds onto itself (see [`Self::find`]).
     pub(crate) fn folds(&self) -> bool {
         self.wrap.is_some()
     }
-}
-
-/// The slots of `run` a walk with `stride` checks: all of them where `stride` is 1, else every
-/// `stride`-th chunk of [`LANES`] (a crowded block's sample, see [`Gathered::fill`]).
-// NOTE: ranges to loop over, not a callback: a callback that copies (`Gathered::append`) was
-// left a function of its own, compiled without the build's target features (the kernel 5%
-// slower at 100,000 boids).
-#[inline(always)]
-fn sampled(run: Range<usize>, stride: usize) -> impl Iterator<Item = Range<usize>> {
-    let (step, chunk) = if stride == 1 {
-        (run.len().max(1), run.len())
-    } else {
-        (LANES * stride, LANES)
-    };
-    let end = run.end;
-    run.step_by(step).map(move |i| i..(i + chunk).min(end))
 }
 
 /// One observer's sums still in lanes, as its lane loop leaves them: the fields of its
@@ -411,7 +411,7 @@ fn pair_lanes<const VIEW: u8, const FOLD: bool>(
 }
 
 /// Eight observers' [`Raw`] lanes added up: lane `k` of each sum is observer `k`'s total, in
-/// [`Lanes::total`]'s order, times lane `k` of `stride` (how sparsely its block was sampled),
+/// [`Lanes::total`]'s order, times lane `k` of `weights` (see [`Gathered::weight`]),
 /// into `out`. Returns the candidates on each observer's spot.
 /// With AVX's shuffles ([`totals_avx`]) where `AVX`, which the caller's build must have.
 // NOTE: LLVM builds `Lanes::totals`' shuffles from about four times the instructions the
@@ -419,7 +419,7 @@ fn pair_lanes<const VIEW: u8, const FOLD: bool>(
 #[inline(always)]
 fn raw_totals<const AVX: bool>(
     raw: &[Raw; LANES],
-    stride: &Lanes<LANES>,
+    weights: &Lanes<LANES>,
     out: &mut NeighbourSums<Lanes<LANES>>,
 ) -> Lanes<LANES> {
     // NOTE: a loop, not `fill`: see `Lanes::totals`.
@@ -436,7 +436,7 @@ fn raw_totals<const AVX: bool>(
     }
     // Times 1 where the block was not sampled: the same bits.
     let sums = NeighbourSums::from_fields(fill(totals[0], |f| totals[f]));
-    *out = sums.scaled_lanes(*stride);
+    *out = sums.scaled_lanes(*weights);
     totals[SUM_FIELDS]
 }
 
@@ -491,10 +491,10 @@ macro_rules! lane_loops {
         $(#[$attr])*
         unsafe fn totals<const AVX: bool>(
             raw: &[Raw; LANES],
-            stride: &Lanes<LANES>,
+            weights: &Lanes<LANES>,
             out: &mut NeighbourSums<Lanes<LANES>>,
         ) -> Lanes<LANES> {
-            raw_totals::<AVX>(raw, stride, out)
+            raw_totals::<AVX>(raw, weights, out)
         }
         LaneLoops {
             single: [
@@ -565,11 +565,11 @@ impl LaneLoops {
     fn totals(
         &self,
         raw: &[Raw; LANES],
-        stride: &Lanes<LANES>,
+        weights: &Lanes<LANES>,
         out: &mut NeighbourSums<Lanes<LANES>>,
     ) -> Lanes<LANES> {
         // SAFETY: as in `single`.
-        unsafe { (self.totals)(raw, stride, out) }
+        unsafe { (self.totals)(raw, weights, out) }
     }
 }
 
@@ -738,7 +738,7 @@ fn slot_sums_with(
         walked,
     } = scratch;
     walked.clear();
-    let mut stride = [1.0; SLOT_RUN];
+    let mut weights = [1.0; SLOT_RUN];
     let end = slots.end;
     let mut slot = first;
     // Cell by cell: a cell's slots are contiguous, so its block is found and gathered once.
@@ -750,18 +750,18 @@ fn slot_sums_with(
         debug_assert!(cell_end > slot, "slot {slot} is not in its cell {cell}");
         let cell_end = cell_end.max(slot + 1);
         block.find(hash, p, cell);
-        gathered.fill(&hash.arrays(), block);
+        gathered.fill(&hash.arrays(), block, hash.turn());
         let mut next = slot;
         while next < cell_end {
             let i = next - first;
-            stride[i] = gathered.stride as f32;
+            weights[i] = gathered.weight;
             let row = table.row(hash.flock_of(next));
             if row.neighbour_mode != NeighbourMode::Radius {
                 let (sums, candidates) = walk_sums(hash, table, None, next, nearest);
                 counts.candidates += candidates;
                 walked.push((next, sums));
                 raw[i] = [Lanes([0.0; LANES]); RAW_FIELDS];
-                stride[i] = 1.0;
+                weights[i] = 1.0;
                 next += 1;
                 continue;
             }
@@ -777,7 +777,7 @@ fn slot_sums_with(
                 let b = observer_of(hash, table, next + 1);
                 let pair: &mut [Raw; 2] = (&mut raw[i..i + 2]).try_into().expect("two slots");
                 loops.pair(row.view, [&a, &b], gathered, pair);
-                stride[i + 1] = stride[i];
+                weights[i + 1] = weights[i];
                 counts.candidates += 2 * gathered.len as u64;
                 next += 2;
             } else {
@@ -792,17 +792,16 @@ fn slot_sums_with(
     raw[n..n.div_ceil(LANES) * LANES].fill([Lanes([0.0; LANES]); RAW_FIELDS]);
     for (b, out) in out.iter_mut().enumerate() {
         let group: &[Raw; LANES] = (&raw[b * LANES..(b + 1) * LANES]).try_into().unwrap();
-        let strides = Lanes(fill(1.0, |l| {
-            stride.get(b * LANES + l).copied().unwrap_or(1.0)
+        let weights = Lanes(fill(1.0, |l| {
+            weights.get(b * LANES + l).copied().unwrap_or(1.0)
         }));
-        let coincident = loops.totals(group, &strides, out);
+        let coincident = loops.totals(group, &weights, out);
         for l in 0..LANES {
             if coincident.0[l] > 1.0 {
                 // Rare: other boids on exactly this spot. Push apart along a per-pair direction.
                 let slot = first + b * LANES + l;
                 let mut s = out.lane(l);
-                let sampled = stride[b * LANES + l] as usize;
-                add_coincident(hash, table, slot, sampled, block, &mut s);
+                add_coincident(hash, table, slot, block, &mut s);
                 out.set_lane(l, &s);
             }
         }
@@ -822,29 +821,32 @@ fn slot_sums_with(
 
 /// Adds to `sums` the boids that stand on exactly the spot of the boid in `slot` (not counting
 /// itself): a separation push along a per-pair direction, and their velocities where they share
-/// its key. Where the block was sampled with `stride` (see [`Gathered::fill`]), only those of
-/// the sample, times `stride`, so that no crowd on one spot makes this quadratic. `block` is
-/// any block of runs, found here again.
+/// its key. Where the block is crowded, only those of its [`Sample`], weighed as the lanes
+/// weighed theirs ([`Gathered::fill`]), so that no crowd on one spot makes this quadratic.
+/// `block` is any block of runs, found here again.
 fn add_coincident(
     hash: &SpatialHash,
     table: &FlockTable,
     slot: usize,
-    stride: usize,
     block: &mut Block,
     sums: &mut NeighbourSums<f32>,
 ) {
     let o = observer_of(hash, table, slot);
     let p = hash.position(slot);
     block.find(hash, p, hash.cell_xy(p));
+    let sample = block.sample(hash.turn());
     // In a crowded block, the same sample as the lanes saw, weighed as they were.
     let mut of_sample = NeighbourSums::zero();
-    let into = if stride == 1 {
+    let into = if sample.is_all() {
         &mut *sums
     } else {
         &mut of_sample
     };
+    let mut walk = sample.walk();
+    let mut checked = 0;
     for (run, offset) in block.runs() {
-        for j in sampled(run, stride).flatten() {
+        for j in walk.run(run).flatten() {
+            checked += 1;
             if j != slot && hash.position(j) + offset == p {
                 let c = Candidate {
                     position: Coords::of(p),
@@ -855,8 +857,11 @@ fn add_coincident(
             }
         }
     }
-    if stride > 1 {
-        let (a, b) = (sums.fields(), of_sample.scaled(stride as f32));
+    if !sample.is_all() {
+        let (a, b) = (
+            sums.fields(),
+            of_sample.scaled(weight(block.boids, checked)),
+        );
         let b = b.fields();
         *sums = NeighbourSums::from_fields(fill(0.0, |f| a[f] + b[f]));
     }
@@ -943,6 +948,17 @@ mod tests {
         boids: &[(Entity, Vector, Vector, u32)],
     ) -> SpatialHash {
         let mut hash = SpatialHash::default();
+        build_into(&mut hash, bounds, cell, boids);
+        hash
+    }
+
+    /// [`build`] into `hash`, which counts it as one more rebuild.
+    fn build_into(
+        hash: &mut SpatialHash,
+        bounds: &SimulationBounds,
+        cell: f32,
+        boids: &[(Entity, Vector, Vector, u32)],
+    ) {
         let mut builder = hash.begin(bounds, cell, bounds.rect, boids.len());
         for b in boids {
             builder.count(b.1);
@@ -950,8 +966,6 @@ mod tests {
         for &(e, p, v, k) in boids {
             builder.place(e, p, v, k);
         }
-        drop(builder);
-        hash
     }
 
     use crate::components::FlockId;
@@ -987,8 +1001,7 @@ mod tests {
             }
             f(&hash(edges, 3), &table(3));
         }
-        // Worlds under three cells across that wrap: high only, and high and wide (with fewer
-        // boids than `CANDIDATE_CAP`, as the walk samples a crowded block differently).
+        // Worlds under three cells across that wrap: high only, and high and wide.
         for (cell, fov) in [
             (120.0, 360.0),
             (120.0, 270.0),
@@ -1005,23 +1018,50 @@ mod tests {
                 &FlockTable::new(&params),
             );
         }
+        // A crowd: 3,000 boids within 100 x 100, so every block holds far more than
+        // `CANDIDATE_CAP` and is sampled; built twice, so that the sample has turned.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let bounds = SimulationBounds::wrap(region([0.0; 3], [500.0, 300.0, 300.0]));
+        let boids: Vec<(Entity, Vector, Vector, u32)> = (0..3000u32)
+            .map(|i| {
+                let p = xyz([200.0, 100.0, 100.0]) + xyz([0.0; 3].map(|_| rng.random())) * 100.0;
+                let v = dim::random_direction(&mut rng) * 80.0;
+                (Entity::from_raw_u32(i + 1).unwrap(), p, v, i % 2)
+            })
+            .collect();
+        let params = FlockParams::starlings();
+        let mut crowd = SpatialHash::default();
+        for _ in 0..2 {
+            build_into(&mut crowd, &bounds, params.perception_radius, &boids);
+            f(&crowd, &FlockTable::new(&params));
+        }
     }
 
     /// The kernel agrees with the neighbour walk of each boid's flock: the same neighbours, the
     /// same sums up to float rounding, for every kind of field of view, with and without wrap,
-    /// flocks mixed, and boids on the same spot.
+    /// flocks mixed, boids on the same spot, and a crowd, where both take the same sample.
     #[test]
     fn the_kernel_matches_the_neighbour_walk() {
         for_each_case(|hash, table| {
             let (got, counts) = sums_from(&LaneLoops::get(), hash, table, 0);
             let mut nearest = KNearest::new(0);
             let mut neighbours = 0;
+            let mut block = Block::default();
+            // Sampled boids: the neighbours estimated and those there are.
+            let (mut estimated, mut there) = (0.0, 0.0);
             for (slot, got) in got.iter().enumerate() {
                 let (want, _) = walk_sums(hash, table, None, slot, &mut nearest);
                 let perception = table.row(hash.flock_of(slot)).perception();
                 let mut found = 0;
                 for_each_neighbour(hash, &perception, slot, &mut nearest, |_| found += 1);
-                assert_eq!(want.neighbour_count(), found);
+                let p = hash.position(slot);
+                block.find(hash, p, hash.cell_xy(p));
+                if block.sample(hash.turn()).is_all() {
+                    assert_eq!(want.neighbour_count(), found);
+                } else {
+                    estimated += want.neighbours;
+                    there += found as f32;
+                }
                 neighbours += u64::from(want.neighbour_count());
                 assert_eq!(got.neighbours, want.neighbours, "slot {slot}");
                 assert_eq!(got.same, want.same);
@@ -1037,6 +1077,11 @@ mod tests {
                 assert!(close(got.cohesion, want.cohesion), "{got:?} vs {want:?}");
             }
             assert_eq!(counts.neighbours, neighbours);
+            // A sample's estimate of how many neighbours there are is unbiased.
+            assert!(
+                (estimated - there).abs() <= 0.05 * there,
+                "{estimated} neighbours estimated, {there} there"
+            );
         });
     }
 
@@ -1050,7 +1095,7 @@ mod tests {
         for (slot, out) in out.iter_mut().enumerate() {
             let p = hash.position(slot);
             block.find(hash, p, hash.cell_xy(p));
-            gathered.fill(&hash.arrays(), &block);
+            gathered.fill(&hash.arrays(), &block, hash.turn());
             let row = table.row(hash.flock_of(slot));
             if row.neighbour_mode != NeighbourMode::Radius {
                 *out = walk_sums(hash, table, None, slot, &mut nearest).0;
@@ -1073,13 +1118,9 @@ mod tests {
             }
             let totals = NeighbourSums::<Lanes<LANES>>::gather(|l| lanes[l]).total();
             let coincident = Lanes(coincident).total();
-            *out = if gathered.stride > 1 {
-                totals.scaled(gathered.stride as f32)
-            } else {
-                totals
-            };
+            *out = totals.scaled(gathered.weight);
             if coincident > 1.0 {
-                add_coincident(hash, table, slot, gathered.stride, &mut block, out);
+                add_coincident(hash, table, slot, &mut block, out);
             }
         }
     }
@@ -1120,19 +1161,5 @@ mod tests {
             assert_eq!(builds[0].1.1, builds[2].1.1);
         };
         for_each_case(check);
-        // A crowd: 3,000 boids within 100 x 100, so every block holds far more than
-        // `CANDIDATE_CAP` and is sampled (`stride` > 1).
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
-        let bounds = SimulationBounds::wrap(region([0.0; 3], [500.0, 300.0, 300.0]));
-        let boids: Vec<(Entity, Vector, Vector, u32)> = (0..3000u32)
-            .map(|i| {
-                let p = xyz([200.0, 100.0, 100.0]) + xyz([0.0; 3].map(|_| rng.random())) * 100.0;
-                let v = dim::random_direction(&mut rng) * 80.0;
-                (Entity::from_raw_u32(i + 1).unwrap(), p, v, i % 2)
-            })
-            .collect();
-        let params = FlockParams::starlings();
-        let crowd = build(&bounds, params.perception_radius, &boids);
-        check(&crowd, &FlockTable::new(&params));
     }
 }

@@ -18,6 +18,10 @@ use core::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
 
 use crate::math::{DIM, Vector};
 
+/// Candidates tested side by side: one AVX2 register. Fixed whatever the CPU, so that every
+/// CPU adds the same candidates in the same order and gets the same bits.
+pub(crate) const LANES: usize = 8;
+
 /// `[f(0), f(1), ..., f(N - 1)]`, always inlined. The hot path builds its arrays with this, not
 /// with `core::array::from_fn` or `map`, which the compiler does not always inline: a call in a
 /// lane loop costs far more than the loop, and the callee, compiled without the build's target

@@ -58,6 +58,7 @@ pub mod plugin;
 pub mod population;
 pub mod rts;
 pub mod rules;
+mod sample;
 pub mod simd;
 pub mod spawn;
 pub mod stats;
@@ -78,7 +79,6 @@ pub use kernel::PassCounts;
 pub use metrics::{FlockMetrics, FlockShape, MetricsSettings};
 pub use motion::{MAX_DT, integrate_one, keep_out_of_obstacles};
 pub use neighbour_pass::{FlockForces, flocking_forces, neighbour_sums};
-pub use neighbours::CANDIDATE_CAP;
 pub use neighbours::{
     NeighbourSearch, for_each_neighbour, for_each_neighbour_brute_force, neighbours_of,
 };
@@ -90,6 +90,7 @@ pub use plugin::{
 pub use population::{FlockPopulation, Population, ResetFlock};
 pub use rts::{MoveOrder, OrderMarker, Selected, Unit, UnitCommand, UnitSettings};
 pub use rules::NeighbourSums;
+pub use sample::CANDIDATE_CAP;
 pub use spawn::{FlockIndex, FlockSpawn, spawn_flock};
 pub use stats::FlockStats;
 pub use systems::sync::{TransformInterpolation, TransformSync, heading_rotation};

@@ -7,11 +7,12 @@ use bevy::prelude::*;
 
 use crate::behaviours::{in_view, tie_break};
 use crate::bounds::SimulationBounds;
-use crate::hash::{HashHit, KNearest, SpatialHash, stride_for};
+use crate::hash::{BLOCK_ROWS, HashHit, KNearest, SpatialHash};
 use crate::lanes::Coords;
-use crate::math::{DIM, Vector};
+use crate::math::Vector;
 use crate::params::NeighbourMode;
 use crate::rules::{self, Candidate, NeighbourSums, Observer, accumulate_coincident};
+use crate::sample::{Sample, weight};
 use crate::table::{FlockTable, Perception};
 
 /// How the flocking rules find each boid's neighbours.
@@ -48,7 +49,7 @@ pub fn for_each_neighbour(
     f: impl FnMut(HashHit),
 ) -> u64 {
     match perception.mode {
-        NeighbourMode::Radius => walk_radius(hash, perception, slot, 1, f),
+        NeighbourMode::Radius => walk_radius(hash, perception, slot, Sample::ALL, f),
         NeighbourMode::Topological { k } => {
             let (p, v, view) = (
                 hash.position(slot),
@@ -72,20 +73,6 @@ pub fn for_each_neighbour(
         }
     }
 }
-
-/// The most candidates one boid checks in a step, about. Where the block of cells around a boid
-/// holds more (a flock crushed into a few cells, as a predator herds it), the boid checks every
-/// `k`-th group of 8 candidates, `k = ceil(block / CANDIDATE_CAP)`, and counts each neighbour it
-/// finds `k` times. Alignment and cohesion, which use means, are unbiased; the separation push
-/// and the neighbour count are estimates. A crush then costs at most about this many checks per
-/// boid instead of growing with the square of the crowd.
-///
-/// 256 in 2D, 1,024 in 3D: a block of 3x3x3 cells holds about four times the boids of a block of
-/// 3x3 at the same spacing, and a flock that keeps its spacing must stay under the cap, since a
-/// sampled boid misses most of its nearest neighbours and the flock crushes further. Measured
-/// (the spacing tests, 8,000 sheep pulled to a point in 3D): nearest neighbours at 0.91
-/// separation distances with a cap of 1,024 (the cap never bites), 0.62 with 512, 0.41 with 256.
-pub const CANDIDATE_CAP: usize = if DIM == 2 { 256 } else { 1024 };
 
 /// [`for_each_neighbour`] by checking every other boid in the hash instead of the cells around
 /// `slot` ([`NeighbourSearch::BruteForce`]): the same neighbours, in slot order, measured to the
@@ -170,66 +157,76 @@ pub(crate) fn walk_sums(
             accumulate_coincident(&mut sums, &o, &c, Coords::of(tie_break(slot, j)));
         }
     };
-    let (candidates, stride) = match brute_force {
+    let (candidates, weight) = match brute_force {
         None if perception.mode == NeighbourMode::Radius => {
             for_each_sampled_neighbour(hash, &perception, slot, add)
         }
-        None => (for_each_neighbour(hash, &perception, slot, nearest, add), 1),
+        None => (
+            for_each_neighbour(hash, &perception, slot, nearest, add),
+            1.0,
+        ),
         Some(bounds) => (
             for_each_neighbour_brute_force(hash, bounds, &perception, slot, nearest, add),
-            1,
+            1.0,
         ),
     };
-    if stride > 1 {
-        sums = sums.scaled(stride as f32);
+    if weight != 1.0 {
+        sums = sums.scaled(weight);
     }
     (sums, candidates)
 }
 
 /// [`for_each_neighbour`] for metric neighbours, but where the cells around `slot` hold more
-/// than [`CANDIDATE_CAP`] boids, only every [`sample_stride`]-th of them, as the kernel samples
-/// a crowded block (a world so small that its cells fold onto each other is one crowd: every
-/// boid sees every other). Returns the candidates checked and the stride.
+/// than [`CANDIDATE_CAP`](crate::CANDIDATE_CAP) boids, only their [`Sample`], as the kernel takes it (a world so small
+/// that its cells fold onto each other is one crowd: every boid sees every other). Returns the
+/// candidates checked and what each stands for ([`weight`]).
 fn for_each_sampled_neighbour(
     hash: &SpatialHash,
     perception: &Perception,
     slot: usize,
     f: impl FnMut(HashHit),
-) -> (u64, usize) {
-    let mut boids = 0;
-    hash.visit_block(hash.position(slot), 1, |run, _, _| boids += run.len());
-    let stride = sample_stride(boids);
-    (walk_radius(hash, perception, slot, stride, f), stride)
+) -> (u64, f32) {
+    let p = hash.position(slot);
+    let mut runs = [0; 2 * BLOCK_ROWS];
+    let (mut n, mut boids) = (0, 0);
+    hash.visit_block(p, 1, |run, _, _| {
+        runs[n] = run.len();
+        n += 1;
+        boids += run.len();
+    });
+    let sample = Sample::new(runs[..n].iter().copied(), hash.turn());
+    let checked = walk_radius(hash, perception, slot, sample, f);
+    (checked, weight(boids, checked as usize))
 }
 
-/// The metric neighbours of the boid in `slot` among every `stride`-th boid of the cells
-/// around it (counted across the cells' runs, so a sample is spread over the whole block).
+/// The metric neighbours of the boid in `slot` among the `sample` of the cells around it.
 /// Returns the candidates checked.
 fn walk_radius(
     hash: &SpatialHash,
     perception: &Perception,
     slot: usize,
-    stride: usize,
+    sample: Sample,
     mut f: impl FnMut(HashHit),
 ) -> u64 {
     let (p, v) = (hash.position(slot), hash.velocity(slot));
     let r2 = perception.radius * perception.radius;
-    hash.visit_every(p, 1, stride, |j, delta| {
-        let distance_squared = delta.length_squared();
-        if distance_squared < r2 && j != slot && in_view(delta, v, perception.view_cos) {
-            f(HashHit {
-                slot: j,
-                delta,
-                distance_squared,
-            });
+    let mut checked = 0;
+    let mut walk = sample.walk();
+    hash.visit_block(p, 1, |run, offset, fold| {
+        for j in walk.run(run).flatten() {
+            checked += 1;
+            let delta = hash.delta(p, j, offset, fold);
+            let distance_squared = delta.length_squared();
+            if distance_squared < r2 && j != slot && in_view(delta, v, perception.view_cos) {
+                f(HashHit {
+                    slot: j,
+                    delta,
+                    distance_squared,
+                });
+            }
         }
-    })
-}
-
-/// How sparsely a block of cells holding `boids` boids is sampled: every `k`-th candidate (the
-/// kernel: every `k`-th group of eight), `k = ceil(boids / CANDIDATE_CAP)`; 1 within the cap.
-pub(crate) fn sample_stride(boids: usize) -> usize {
-    stride_for(boids, CANDIDATE_CAP)
+    });
+    checked
 }
 
 /// The neighbours of the boid in `slot`, collected, for tools and debug overlays (the simulation

@@ -115,6 +115,8 @@ pub struct SpatialHash {
     /// cells, then the first slot of each.
     #[reflect(ignore)]
     run_start: Vec<u32>,
+    /// Rebuilds so far (wrapping): see [`Self::turn`].
+    rebuilds: u32,
 }
 
 impl SpatialHash {
@@ -164,6 +166,7 @@ impl SpatialHash {
     }
 
     fn layout(&mut self, bounds: &SimulationBounds, cell_size: f32, occupied: Region, n: usize) {
+        self.rebuilds = self.rebuilds.wrapping_add(1);
         let budget = (n.saturating_mul(CELLS_PER_BOID)).clamp(MIN_CELL_BUDGET, MAX_CELLS) as f32;
         let mut cell = if cell_size.is_finite() {
             cell_size.max(MIN_CELL_SIZE)
@@ -766,6 +769,13 @@ impl SpatialHash {
     /// Entities in slot order.
     pub fn entities(&self) -> &[Entity] {
         &self.entities
+    }
+
+    /// How many times the hash was rebuilt (wrapping): what turns a crowded block's
+    /// [`Sample`](crate::sample::Sample) from step to step.
+    #[inline]
+    pub(crate) fn turn(&self) -> u32 {
+        self.rebuilds
     }
 
     /// The raw arrays, for the neighbour kernel.
