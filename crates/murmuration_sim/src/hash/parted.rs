@@ -585,6 +585,16 @@ mod tests {
         }
     }
 
+    /// `n` entities at random positions in the tests' world and a little beyond it (some
+    /// outside, to be wrapped in).
+    fn scattered(rng: &mut Xoshiro256PlusPlus, n: u32) -> (Vec<Entity>, Vec<Position>) {
+        let entities = (1..=n).map(|i| Entity::from_raw_u32(i).unwrap()).collect();
+        let positions = (0..n)
+            .map(|_| Position(xyz([220.0, 110.0, 66.0].map(|s| rng.random::<f32>() * s))))
+            .collect();
+        (entities, positions)
+    }
+
     /// Two tables, cut into parts and placed on the compute task pool, over more cells than
     /// one run of the scan: the same hash as the serial build, and every boid told its slot.
     #[test]
@@ -592,11 +602,7 @@ mod tests {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
         let bounds = SimulationBounds::wrap(region([0.0; 3], [200.0, 100.0, 60.0]));
         let n = 12_000u32;
-        let entities: Vec<Entity> = (1..=n).map(|i| Entity::from_raw_u32(i).unwrap()).collect();
-        // Some outside the world, to be wrapped in.
-        let positions: Vec<Position> = (0..n)
-            .map(|_| Position(xyz([220.0, 110.0, 66.0].map(|s| rng.random::<f32>() * s))))
-            .collect();
+        let (entities, positions) = scattered(&mut rng, n);
         let velocities: Vec<Velocity> = (0..n)
             .map(|_| Velocity(xyz([0.0; 3].map(|_| rng.random()))))
             .collect();
@@ -644,10 +650,7 @@ mod tests {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         let bounds = SimulationBounds::wrap(region([0.0; 3], [200.0, 100.0, 60.0]));
         let n = 9_000u32;
-        let entities: Vec<Entity> = (1..=n).map(|i| Entity::from_raw_u32(i).unwrap()).collect();
-        let positions: Vec<Position> = (0..n)
-            .map(|_| Position(xyz([220.0, 110.0, 66.0].map(|s| rng.random::<f32>() * s))))
-            .collect();
+        let (entities, positions) = scattered(&mut rng, n);
         let mut serial = SpatialHash::default();
         {
             let mut build = serial.begin(&bounds, 2.0, bounds.rect, positions.len());

@@ -80,6 +80,21 @@ fn mover_parts(
     ((p, v, max_speed, flock), a)
 }
 
+/// [`mover_parts`] for a query of a [`Mover`] and one more component `x`, read beside it.
+fn mover_parts_with<'w, X>(
+    ((p, v, a, max_speed, flock), x): (MoverTable<'w>, X),
+) -> (
+    (
+        &'w [Position],
+        &'w [Velocity],
+        (Option<&'w [MaxSpeed]>, &'w [FlockId]),
+        X,
+    ),
+    ContiguousMut<'w, Acceleration>,
+) {
+    ((p, v, (max_speed, flock), x), a)
+}
+
 /// Turn back inside the margin of [`Edges::TurnBack`]; nothing under [`Edges::Wrap`].
 pub(crate) fn avoid_edges(
     bounds: Res<StepBounds>,
@@ -262,7 +277,7 @@ pub(crate) fn seek_attractors(
         boids
             .contiguous_iter_mut()
             .expect(DENSE)
-            .map(|((p, v, a, max_speed, flock), slot)| ((p, v, (max_speed, flock), slot), a)),
+            .map(mover_parts_with),
         |(p, v, (max_speed, flock), slot), a| {
             for (j, a) in a.iter_mut().enumerate() {
                 let nearest = list
@@ -296,7 +311,7 @@ pub(crate) fn arrive_at_targets(
         units
             .contiguous_iter_mut()
             .expect(DENSE)
-            .map(|((p, v, a, max_speed, flock), orders)| ((p, v, (max_speed, flock), orders), a)),
+            .map(mover_parts_with),
         |(p, v, (max_speed, flock), orders), a| {
             for (j, a) in a.iter_mut().enumerate() {
                 let order = &orders[j];
