@@ -19,7 +19,7 @@ use crate::neighbour_pass::FlockForces;
 use crate::parallel::{Changing, DENSE, Parts, Split, for_each_part};
 use crate::params::FlockParams;
 use crate::systems::prepare::StepBounds;
-use crate::table::FlockTable;
+use crate::table::{FlockRow, FlockTable};
 use crate::threats::{self, FEW_PREDATORS};
 
 /// Everything that flies: boids and hunters.
@@ -54,6 +54,13 @@ fn add_forces<'w, S: Split>(
             f(slices, a);
         });
     }
+}
+
+/// The top speed mover `i` of a table steers at: its own [`MaxSpeed`] where the table has them,
+/// else its flock's (`row`).
+#[inline]
+fn top_speed(max_speed: Option<&[MaxSpeed]>, i: usize, row: &FlockRow) -> f32 {
+    max_speed.map_or(row.max_speed, |m| m[i].0)
 }
 
 /// One table of a [`Mover`] query, as Bevy's contiguous access gives it.
@@ -112,7 +119,7 @@ pub(crate) fn avoid_edges(
                 let dir = turn_back_direction(p[i].0, rect, margin);
                 if dir != Vector::ZERO {
                     let row = table.row(flock[i]);
-                    let speed = max_speed.map_or(row.max_speed, |m| m[i].0);
+                    let speed = top_speed(max_speed, i, row);
                     a.0 += steer(dir, v[i].0, speed, row.max_force) * weight;
                 }
             }
@@ -148,7 +155,7 @@ pub(crate) fn avoid_obstacles(
                         obstacle_push(d, radius, row.avoid_distance, || tie_break(i, usize::MAX));
                 }
                 if dir != Vector::ZERO {
-                    let speed = max_speed.map_or(row.max_speed, |m| m[j].0);
+                    let speed = top_speed(max_speed, j, row);
                     a.0 += steer(dir, v[j].0, speed, row.max_force) * row.obstacle_weight;
                 }
             }
@@ -249,7 +256,7 @@ pub(crate) fn flee_predators(
                     dir
                 };
                 if dir != Vector::ZERO {
-                    let speed = max_speed.map_or(row.max_speed, |m| m[j].0);
+                    let speed = top_speed(max_speed, j, row);
                     a.0 += steer(dir, v[j].0, speed, row.max_force) * row.flee_weight;
                 }
             }
@@ -286,7 +293,7 @@ pub(crate) fn seek_attractors(
                     .min_by(|x, y| x.length_squared().total_cmp(&y.length_squared()));
                 if let Some(d) = nearest {
                     let row = table.row(flock[j]);
-                    let speed = max_speed.map_or(row.max_speed, |m| m[j].0);
+                    let speed = top_speed(max_speed, j, row);
                     // A boid spawned since the hash was built has no slot yet: it does not give
                     // way.
                     let yields = slot
@@ -320,7 +327,7 @@ pub(crate) fn arrive_at_targets(
                 }
                 let row = table.row(flock[j]);
                 let d = bounds.delta(p[j].0, order.target);
-                let speed = max_speed.map_or(row.max_speed, |m| m[j].0);
+                let speed = top_speed(max_speed, j, row);
                 let slow = order.slow_radius.max(0.0);
                 a.0 += arrive(d, v[j].0, slow, speed, row.max_force) * row.arrive_weight;
             }
