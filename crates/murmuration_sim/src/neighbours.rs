@@ -177,9 +177,9 @@ pub(crate) fn walk_sums(
 }
 
 /// [`for_each_neighbour`] for metric neighbours, but where the cells around `slot` hold more
-/// than [`CANDIDATE_CAP`](crate::CANDIDATE_CAP) boids, only their [`Sample`], as the kernel takes it (a world so small
-/// that its cells fold onto each other is one crowd: every boid sees every other). Returns the
-/// candidates checked and what each stands for ([`weight`]).
+/// than [`CANDIDATE_CAP`](crate::CANDIDATE_CAP) boids, only their [`Sample`], as the kernel
+/// takes it (a world so small that its cells fold onto each other is one crowd: every boid sees
+/// every other). Returns the candidates checked and what each stands for ([`weight`]).
 fn for_each_sampled_neighbour(
     hash: &SpatialHash,
     perception: &Perception,

@@ -164,6 +164,17 @@ mod tests {
             assert_eq!(slots.len(), keep, "turn {turn}");
             // Evenly: no gap between two groups taken longer than the block over `keep`, and
             // about half from each run.
+            let group = |s: &Range<usize>| {
+                if s.start < 4000 {
+                    s.start / LANES
+                } else {
+                    groups / 2 + (s.start - 5000) / LANES
+                }
+            };
+            for pair in slots.windows(2) {
+                let gap = group(&pair[1]) - group(&pair[0]);
+                assert!(gap <= groups.div_ceil(keep), "turn {turn}: a gap of {gap}");
+            }
             let first = slots.iter().filter(|s| s.start < 4000).count();
             assert!(
                 first.abs_diff(keep / 2) <= 1,
