@@ -26,17 +26,17 @@
 use core::ops::Range;
 
 use crate::behaviours::tie_break;
-use crate::hash::{Arrays, BLOCK_ROWS, KNearest, SpatialHash};
+use crate::block::{self, Block, MAX_RUNS, Wrap};
+use crate::hash::{Arrays, KNearest, SpatialHash};
 use crate::lanes::{Coords, KeyLanes, Lanes, Real, fill};
-use crate::math::{DIM, IVector, Vector};
-use crate::motion::nearest_image;
+use crate::math::{DIM, Vector};
 use crate::neighbours::{observer_of, walk_sums};
 use crate::params::NeighbourMode;
 use crate::rules::{
     self, Candidate, NeighbourSums, Observer, SUM_FIELDS, VIEW_ALL, VIEW_NARROW, VIEW_WIDE,
     accumulate_coincident,
 };
-use crate::sample::{CANDIDATE_CAP, Sample, weight};
+use crate::sample::{CANDIDATE_CAP, weight};
 use crate::simd::{dispatch, portable, simd_targets, totals_avx};
 use crate::table::FlockTable;
 
@@ -61,9 +61,6 @@ impl PassCounts {
     }
 }
 
-/// The most runs of slots a block has: every row of cells, twice where it crosses the seam.
-const MAX_RUNS: usize = 2 * BLOCK_ROWS;
-
 /// The most candidates one observer checks: at most [`CANDIDATE_CAP`] in whole chunks, plus
 /// one partial chunk at the end of each of the block's runs.
 const MAX_CANDIDATES: usize = CANDIDATE_CAP + MAX_RUNS * LANES;
@@ -83,16 +80,12 @@ struct Gathered {
     /// Candidates copied (before padding).
     len: usize,
     /// What each candidate copied stands for: 1, or more where the block was crowded and only
-    /// its [`Sample`] was copied ([`weight`]).
+    /// its [`Sample`](crate::sample::Sample) was copied ([`weight`]).
     weight: f32,
     /// Where the block folds onto itself: each axis's world size and half of it (infinite on
     /// an axis that does not fold), for [`Gathered::fold`].
     wrap: Option<Wrap>,
 }
-
-/// Per axis, the world's size and half of it where a block folds onto itself (a wrapped world
-/// under three cells across), infinite where it does not: what [`nearest_image`] needs.
-type Wrap = [(f32, f32); DIM];
 
 impl Gathered {
     fn new() -> Self {
@@ -107,11 +100,11 @@ impl Gathered {
     }
 
     /// Copies `block` out of `arrays`. Crowded (more than [`CANDIDATE_CAP`] boids in the block),
-    /// it copies only the block's [`Sample`] in the hash's rebuild `turn`.
+    /// it copies only the block's [`Sample`](crate::sample::Sample) in the hash's rebuild `turn`.
     #[inline(always)]
     fn fill(&mut self, arrays: &Arrays, block: &Block, turn: u32) {
         let sample = block.sample(turn);
-        self.wrap = block.wrap;
+        self.wrap = block.wrap();
         self.len = 0;
         if sample.is_all() {
             for (run, offset) in block.runs() {
@@ -133,7 +126,7 @@ impl Gathered {
                 self.append(arrays, a..b, offset);
             }
         }
-        self.weight = weight(block.boids, self.len);
+        self.weight = weight(block.boids(), self.len);
         // Pad to a whole chunk; lanes beyond that are never read this time.
         let pad = self.len..self.len + LANES;
         for axis in 0..DIM {
@@ -191,17 +184,14 @@ impl Gathered {
         self.len += n;
     }
 
-    /// `d` moved to its nearest image on each axis where the block folds onto itself; as it is
-    /// elsewhere. (In a folded block the nearest image depends on the observer, not on the
-    /// cell, so the copies cannot be moved there beforehand.)
+    /// `d` moved to its nearest image on each axis where the block folds onto itself
+    /// ([`block::fold`]); as it is elsewhere.
     #[inline(always)]
-    fn fold<R: Real>(&self, mut d: Coords<R>) -> Coords<R> {
-        if let Some(wrap) = &self.wrap {
-            for (x, &(size, half)) in d.0.iter_mut().zip(wrap) {
-                *x = nearest_image(*x, R::splat(size), R::splat(half));
-            }
+    fn fold<R: Real>(&self, d: Coords<R>) -> Coords<R> {
+        match &self.wrap {
+            Some(wrap) => block::fold(wrap, d),
+            None => d,
         }
-        d
     }
 
     /// How many chunks the copied candidates fill.
@@ -247,94 +237,6 @@ impl Gathered {
             velocity: Coords(fill(0.0, |axis| self.velocity[axis][j])),
             key: self.key[j],
         }
-    }
-}
-
-/// The runs of the hash that hold the block of cells around one cell, with the offset that
-/// brings each run's positions to their images nearest that cell. Every boid of a cell has the
-/// same block, so it is found once per cell.
-#[derive(Clone)]
-pub(crate) struct Block {
-    runs: [(usize, usize, Vector); MAX_RUNS],
-    len: usize,
-    /// Boids in all the runs together.
-    boids: usize,
-    /// Where the block folds onto itself (see [`Gathered::fold`]).
-    wrap: Option<Wrap>,
-}
-
-impl Default for Block {
-    fn default() -> Self {
-        Self {
-            runs: [(0, 0, Vector::ZERO); MAX_RUNS],
-            len: 0,
-            boids: 0,
-            wrap: None,
-        }
-    }
-}
-
-impl Block {
-    /// Makes this the block around `cell`, the cell holding `p`. Where the world is under three
-    /// cells across and wraps, the block folds onto itself: it holds the whole axis once, and
-    /// each delta must be moved to its nearest image ([`Gathered::fold`]).
-    // NOTE: filled in place, not returned: a block returned by value was copied out of the
-    // closure's frame with wide moves that waited on its narrow stores (about 8% of the
-    // kernel's samples at 100,000 boids).
-    #[inline]
-    pub fn find(&mut self, hash: &SpatialHash, p: Vector, cell: IVector) {
-        self.len = 0;
-        self.boids = 0;
-        self.wrap = None;
-        // NOTE: the shortcut here, not inside `visit_block`: there (still a call, and the
-        // closure per run) it kept almost none of the gain.
-        if let Some(rows) = hash.inner_block(cell) {
-            // Nearly every cell: one run a row in place, without the seam's cases.
-            for (run, slot) in rows.into_iter().zip(&mut self.runs) {
-                self.boids += run.len();
-                *slot = (run.start, run.end, Vector::ZERO);
-            }
-            self.len = BLOCK_ROWS;
-            return;
-        }
-        let mut folds = [false; DIM];
-        hash.visit_block(p, 1, |run, offset, fold| {
-            self.boids += run.len();
-            self.runs[self.len] = (run.start, run.end, offset);
-            self.len += 1;
-            folds = fold;
-        });
-        if folds.contains(&true) {
-            let world = hash.world_size();
-            self.wrap = Some(fill((0.0, 0.0), |axis| {
-                if folds[axis] {
-                    (world[axis], world[axis] * 0.5)
-                } else {
-                    (f32::INFINITY, f32::INFINITY)
-                }
-            }));
-        }
-    }
-
-    /// The runs, in the order the hash's walk visits them, each with its offset.
-    pub(crate) fn runs(&self) -> impl Iterator<Item = (Range<usize>, Vector)> + '_ {
-        self.runs[..self.len].iter().map(|&(a, b, o)| (a..b, o))
-    }
-
-    /// The boids of all the runs together.
-    pub(crate) fn boids(&self) -> usize {
-        self.boids
-    }
-
-    /// The block's [`Sample`] in the hash's rebuild `turn`.
-    #[inline]
-    pub(crate) fn sample(&self, turn: u32) -> Sample {
-        Sample::new(self.runs().map(|(run, _)| run.len()), turn)
-    }
-
-    /// Whether the block folds onto itself (see [`Self::find`]).
-    pub(crate) fn folds(&self) -> bool {
-        self.wrap.is_some()
     }
 }
 
@@ -821,7 +723,7 @@ fn slot_sums_with(
 
 /// Adds to `sums` the boids that stand on exactly the spot of the boid in `slot` (not counting
 /// itself): a separation push along a per-pair direction, and their velocities where they share
-/// its key. Where the block is crowded, only those of its [`Sample`], weighed as the lanes
+/// its key. Where the block is crowded, only those of its [`Sample`](crate::sample::Sample), weighed as the lanes
 /// weighed theirs ([`Gathered::fill`]), so that no crowd on one spot makes this quadratic.
 /// `block` is any block of runs, found here again.
 fn add_coincident(
@@ -860,7 +762,7 @@ fn add_coincident(
     if !sample.is_all() {
         let (a, b) = (
             sums.fields(),
-            of_sample.scaled(weight(block.boids, checked)),
+            of_sample.scaled(weight(block.boids(), checked)),
         );
         let b = b.fields();
         *sums = NeighbourSums::from_fields(fill(0.0, |f| a[f] + b[f]));

@@ -31,6 +31,7 @@
 #![warn(missing_docs)]
 
 pub mod behaviours;
+mod block;
 pub mod bounds;
 pub mod components;
 pub mod control;

@@ -6,8 +6,9 @@
 use bevy::prelude::*;
 
 use crate::behaviours::{in_view, tie_break};
+use crate::block::Block;
 use crate::bounds::SimulationBounds;
-use crate::hash::{BLOCK_ROWS, HashHit, KNearest, SpatialHash};
+use crate::hash::{HashHit, KNearest, SpatialHash};
 use crate::lanes::Coords;
 use crate::math::Vector;
 use crate::params::NeighbourMode;
@@ -49,7 +50,10 @@ pub fn for_each_neighbour(
     f: impl FnMut(HashHit),
 ) -> u64 {
     match perception.mode {
-        NeighbourMode::Radius => walk_radius(hash, perception, slot, Sample::ALL, f),
+        NeighbourMode::Radius => {
+            let block = Block::around(hash, slot);
+            walk_radius(hash, perception, slot, &block, Sample::ALL, f)
+        }
         NeighbourMode::Topological { k } => {
             let (p, v, view) = (
                 hash.position(slot),
@@ -186,25 +190,19 @@ fn for_each_sampled_neighbour(
     slot: usize,
     f: impl FnMut(HashHit),
 ) -> (u64, f32) {
-    let p = hash.position(slot);
-    let mut runs = [0; 2 * BLOCK_ROWS];
-    let (mut n, mut boids) = (0, 0);
-    hash.visit_block(p, 1, |run, _, _| {
-        runs[n] = run.len();
-        n += 1;
-        boids += run.len();
-    });
-    let sample = Sample::new(runs[..n].iter().copied(), hash.turn());
-    let checked = walk_radius(hash, perception, slot, sample, f);
-    (checked, weight(boids, checked as usize))
+    let block = Block::around(hash, slot);
+    let sample = block.sample(hash.turn());
+    let checked = walk_radius(hash, perception, slot, &block, sample, f);
+    (checked, weight(block.boids(), checked as usize))
 }
 
-/// The metric neighbours of the boid in `slot` among the `sample` of the cells around it.
-/// Returns the candidates checked.
+/// The metric neighbours of the boid in `slot` among the `sample` of `block`, the block of cells
+/// around it. Returns the candidates checked.
 fn walk_radius(
     hash: &SpatialHash,
     perception: &Perception,
     slot: usize,
+    block: &Block,
     sample: Sample,
     mut f: impl FnMut(HashHit),
 ) -> u64 {
@@ -212,10 +210,10 @@ fn walk_radius(
     let r2 = perception.radius * perception.radius;
     let mut checked = 0;
     let mut walk = sample.walk();
-    hash.visit_block(p, 1, |run, offset, fold| {
+    for (run, offset) in block.runs() {
         for j in walk.run(run).flatten() {
             checked += 1;
-            let delta = hash.delta(p, j, offset, fold);
+            let delta = block.delta(hash, p, j, offset);
             let distance_squared = delta.length_squared();
             if distance_squared < r2 && j != slot && in_view(delta, v, perception.view_cos) {
                 f(HashHit {
@@ -225,7 +223,7 @@ fn walk_radius(
                 });
             }
         }
-    });
+    }
     checked
 }
 

@@ -17,8 +17,8 @@ use core::ops::Range;
 use bevy::prelude::Entity;
 
 use crate::behaviours::{flee_direction, tie_break};
+use crate::block::Block;
 use crate::hash::{HashHit, SpatialHash, stride_for};
-use crate::kernel::Block;
 use crate::lanes::{Coords, Lanes, Real};
 use crate::math::{DIM, IVector, UVector, Vector};
 use crate::rules;
