@@ -61,9 +61,10 @@ pub struct FlockParams {
     /// `(separation_distance / d)^2` over its neighbours closer than the separation distance
     /// (one neighbour at half the distance is 4; six at 0.8 of it, as in a packed honeycomb,
     /// about 9). From this crowding on, cohesion and an [`Attractor`](crate::Attractor)'s pull
-    /// weaken, and at twice it they are gone, so no pull squeezes the flock tighter, however big
-    /// it is ([`give_way`](crate::rules::give_way)). 0 (the default) turns this off: the
-    /// tutorial's rule exactly, under which a flock pulled together crushes, more the bigger it is.
+    /// weaken, and at twice it they are gone, so a pull no longer crushes the flock (a flock of
+    /// 100,000 pulled to one point still tightens somewhat toward its middle; see
+    /// [`give_way`](crate::rules::give_way)). 0 (the default) turns this off: the tutorial's rule
+    /// exactly, under which a flock pulled together crushes, more the bigger it is.
     pub crowding_comfort: f32,
     /// The angle a boid sees, degrees, centred on its heading; 360 sees all around. Tutorial
     /// default 270 (a 90 degree blind spot behind).
@@ -123,10 +124,10 @@ impl FlockParams {
     /// separation distance 12 they crushed into knots 3 units apart.
     ///
     /// Its pulls give way to crowding (`crowding_comfort` 2, as fish and sheep), so the cloud
-    /// keeps its spacing however big and however hard it is pulled: after 60 s the nearest
-    /// neighbour is 0.83-0.84 separation distances away flying freely and 0.59-0.67 pulled to a
-    /// roost, at 1,000 and at 8,000 birds (`report` example; the tutorial's rule gave 0.49 and
-    /// 0.32 free, 0.20 and 0.04 pulled).
+    /// keeps its spacing when it is pulled together: after 60 s the nearest neighbour is
+    /// 0.83-0.84 separation distances away flying freely and 0.59-0.67 pulled to a roost, at
+    /// 1,000 and at 8,000 birds (`report` example; the tutorial's rule gave 0.49 and 0.32 free,
+    /// 0.20 and 0.04 pulled).
     pub fn starlings() -> Self {
         Self {
             max_speed: 180.0,
