@@ -149,7 +149,7 @@ impl FlockParams {
     /// The steering force, 120, was chosen for the spacing of a big school: pulled to one point
     /// for 60 s, the nearest neighbour sits 0.66-0.68 separation distances away at 1,000 fish and
     /// 0.52-0.57 at 100,000 (seeds 1-3, `report` example); with 180 it was 0.68-0.71 and
-    /// 0.54-0.55, and with 90 the big school packed tighter (0.50-0.53).
+    /// 0.54-0.55, and with 90 the big school packed tighter (0.50 and 0.53, seeds 3 and 1).
     pub fn fish() -> Self {
         Self {
             max_speed: 110.0,
