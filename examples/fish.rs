@@ -1,7 +1,12 @@
 //! Two schools of fish in deep water, coloured by heading, that turn as one and part around the rocks and the shark you steer with the mouse.
 
+mod common;
+
 use bevy::prelude::*;
+use bevy_murmuration::egui::Preset;
 use bevy_murmuration::prelude::*;
+
+use common::CapturePlugin;
 
 fn main() {
     App::new()

@@ -1,10 +1,14 @@
 //! A school in a tank with rocks, and a shark: the school flows round the rocks and opens round the shark; drag to swim round the tank, right-drag to pan, scroll to zoom; the settings panel edits the school live.
 
+mod common;
+
 use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::prelude::*;
+use bevy_murmuration::d3::egui::Preset;
 use bevy_murmuration::d3::prelude::*;
-use bevy_murmuration::d3::sim::dim3::Box3;
-use bevy_murmuration::render::CapturePlugin;
+use bevy_murmuration::d3::sim::bounds::Edges;
+
+use common::CapturePlugin;
 
 /// The tank: 1,200 long, 500 high, 700 deep, its floor at y = 0.
 const TANK: Vec3 = Vec3::new(1200.0, 500.0, 700.0);
@@ -49,7 +53,7 @@ fn main() {
                     },
                 }),
         )
-        .add_plugins(BoidsRender3dPlugin::new(FlockLook::fish()))
+        .add_plugins(BoidsRenderPlugin::new(FlockLook::fish()))
         .add_plugins(BoidsEguiPlugin::new("Fish in 3D", Preset::Fish).without_presets())
         .add_plugins(CapturePlugin)
         .insert_resource(FlockPopulation {

@@ -7,8 +7,10 @@ use std::time::Duration;
 use bevy::app::{AppExit, ScheduleRunnerPlugin};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
+use bevy_murmuration::hash::SpatialHash;
 use bevy_murmuration::metrics::{Members, mean_nearest_neighbour_distance, polarization};
 use bevy_murmuration::prelude::*;
+use bevy_murmuration::stats::FlockStats;
 
 /// What the command line asked for.
 #[derive(Resource, Debug, Clone)]

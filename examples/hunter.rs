@@ -1,7 +1,14 @@
 //! Hawks hunting a flock: each hunter chases the nearest bird through the spatial hash, catches it, rests and goes again, while the flock splits around it and closes up behind.
 
+mod common;
+
 use bevy::prelude::*;
+use bevy_murmuration::egui::Preset;
 use bevy_murmuration::prelude::*;
+use bevy_murmuration::render::ColourMode;
+use bevy_murmuration::render::FlockControls;
+
+use common::CapturePlugin;
 
 const HELP: &str = "Hunters chase the flock   + / -: more or fewer hunters   Mouse: a second \
      predator   Space: pause   R: reset   H: hide panel";

@@ -1,7 +1,12 @@
 //! Everything in one place: switch between the starlings, fish and sheep presets live, tune every parameter, pick a predator, place obstacles and turn on the debug overlays.
 
+mod common;
+
 use bevy::prelude::*;
+use bevy_murmuration::egui::Preset;
 use bevy_murmuration::prelude::*;
+
+use common::CapturePlugin;
 
 fn main() {
     App::new()

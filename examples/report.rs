@@ -1,4 +1,4 @@
-//! Runs each preset headless from a fixed seed and prints one line of steady-state flock metrics per preset and case, for scripts and for the README's table.
+//! Runs each preset headless from a fixed seed and prints its steady-state flock metrics, one line flying freely and one pulled to a point, for scripts and for the table in the `metrics` module's documentation.
 //!
 //! `cargo run --release --example report -- --seed 1 --boids 1000 --seconds 60 [--preset fish]
 //! [--comfort 8] [--separation 2]`
@@ -11,6 +11,7 @@
 //! `nn_per_separation` is the mean nearest-neighbour distance over the separation distance.
 
 use bevy::prelude::*;
+use bevy_murmuration::metrics::FlockMetrics;
 use bevy_murmuration::prelude::*;
 use murmuration_harness::measured::MeasuredRun;
 

@@ -1,7 +1,12 @@
 //! A flock of sheep milling on a meadow: slow, hardly aligned, always together, scattering from the sheepdog that is your mouse.
 
+mod common;
+
 use bevy::prelude::*;
+use bevy_murmuration::egui::Preset;
 use bevy_murmuration::prelude::*;
+
+use common::CapturePlugin;
 
 fn main() {
     App::new()

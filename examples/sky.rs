@@ -1,7 +1,14 @@
 //! Starlings and swallows sharing one evening sky with a hawk: two flocks with their own speeds, spacing and weights, each tuned on its own from the panel's list.
 
+mod common;
+
 use bevy::prelude::*;
+use bevy_murmuration::egui::Preset;
 use bevy_murmuration::prelude::*;
+use bevy_murmuration::render::ColourMode;
+use bevy_murmuration::render::FlockControls;
+
+use common::CapturePlugin;
 
 const HELP: &str = "A hawk hunts both flocks   Mouse: a second predator   Panel: pick a flock \
      to tune it   Space: pause   R: reset   H: hide panel";

@@ -4,7 +4,9 @@
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
+use bevy_murmuration::hunting::CatchStats;
 use bevy_murmuration::prelude::*;
+use bevy_murmuration::stats::FlockStats;
 use murmuration_harness::stress::use_single_threaded_executors;
 
 /// Resident memory of this process, bytes (Linux; `None` elsewhere).

@@ -1,7 +1,13 @@
 //! A murmuration of starlings at dusk: thousands of fast birds in one cloud that stretches and folds, splits around a hawk and the mouse and closes up behind them.
 
+mod common;
+
 use bevy::prelude::*;
+use bevy_murmuration::egui::Preset;
 use bevy_murmuration::prelude::*;
+use bevy_murmuration::render::FlockControls;
+
+use common::CapturePlugin;
 
 fn main() {
     App::new()

@@ -1,10 +1,14 @@
 //! A murmuration in three dimensions above a roost at dusk: thousands of low-poly birds banking through their turns, a hawk among them; drag to fly round it, right-drag to pan, scroll to zoom; the settings panel edits the flock live.
 
+mod common;
+
 use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::prelude::*;
+use bevy_murmuration::d3::egui::Preset;
 use bevy_murmuration::d3::prelude::*;
-use bevy_murmuration::d3::sim::dim3::Box3;
-use bevy_murmuration::render::CapturePlugin;
+use bevy_murmuration::d3::sim::bounds::Edges;
+
+use common::CapturePlugin;
 
 /// The sky the birds fly in: 2,400 wide and deep, 800 high, above the ground at y = 0.
 const SKY: Vec3 = Vec3::new(2400.0, 800.0, 2400.0);
@@ -47,7 +51,7 @@ fn main() {
                     },
                 }),
         )
-        .add_plugins(BoidsRender3dPlugin::new(FlockLook::starlings()))
+        .add_plugins(BoidsRenderPlugin::new(FlockLook::starlings()))
         .add_plugins(BoidsEguiPlugin::new("Starlings in 3D", Preset::Starlings).without_presets())
         .add_plugins(CapturePlugin)
         // One cloud to start with, above the roost.

@@ -1,7 +1,15 @@
 //! A strategy game's units: drag to select, Shift to add, right-click to send them; they spread into a neat crowd around the point, go round the rocks, and stop without jitter.
 
+mod common;
+
 use bevy::prelude::*;
+use bevy_murmuration::bounds::Edges;
+use bevy_murmuration::egui::Preset;
 use bevy_murmuration::prelude::*;
+use bevy_murmuration::render::FlockControls;
+use bevy_murmuration::render::PointerRole;
+
+use common::CapturePlugin;
 
 const HELP: &str = "Left click / drag: select   Shift: add   Right click: move   S: separation \
      on / off   Space: pause   H: hide panel";

@@ -15,12 +15,17 @@
 //! `--window` it draws the 2D flock and prints the mean frame time beside the simulation's share
 //! of it.
 
+mod common;
+
 use bevy::app::TaskPoolPlugin;
 use bevy::prelude::*;
 use bevy::window::{PresentMode, WindowResolution};
 use bevy_murmuration::prelude::*;
-use bevy_murmuration::render::{BoidsRenderPlugin, CapturePlugin, FlockLook};
+use bevy_murmuration::render::{BoidsRenderPlugin, FlockLook};
+use bevy_murmuration::stats::FlockStats;
 use murmuration_harness::stress::{StressArgs, every_core, task_pool_options};
+
+use common::CapturePlugin;
 
 fn main() -> AppExit {
     let all: Vec<String> = std::env::args().skip(1).collect();

@@ -3,7 +3,8 @@
 
 use bevy::prelude::*;
 use murmuration_render::FlockLook;
-use murmuration_sim::{FlockParams, FlockPopulation, Obstacle, ResetFlock};
+use murmuration_sim::population::ResetFlock;
+use murmuration_sim::prelude::*;
 
 /// A named starting point: flock parameters and a look that go together.
 #[derive(Reflect, Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -7,11 +7,15 @@ use bevy_egui::input::EguiWantsInput;
 use murmuration_render::{
     ColourMode, FlockControls, FlockLook, HELP, InputBlocked, PointerRole, ViewInsets,
 };
-use murmuration_sim::{
-    Boid, CatchRules, CatchStats, Edges, Flock, FlockMetrics, FlockParams, FlockPopulation,
-    FlockShape, FlockStats, InFlock, NeighbourMode, Population, SimulationBounds,
-    SimulationControl,
-};
+use murmuration_sim::bounds::Edges;
+use murmuration_sim::control::SimulationControl;
+use murmuration_sim::hunting::{CatchStats, HuntSettings};
+use murmuration_sim::metrics::{FlockMetrics, FlockShape};
+use murmuration_sim::obstacles::ObstacleSettings;
+use murmuration_sim::params::NeighbourMode;
+use murmuration_sim::prelude::*;
+use murmuration_sim::stats::FlockStats;
+use murmuration_sim::units::UnitSettings;
 
 use crate::actions::{ActivePreset, PanelAction, Preset};
 
@@ -77,6 +81,10 @@ pub(crate) struct Edited<'w, 's> {
     controls: ResMut<'w, FlockControls>,
     control: ResMut<'w, SimulationControl>,
     population: Option<ResMut<'w, FlockPopulation>>,
+    /// The behaviours' own settings, where their plugins were added.
+    obstacles: Option<ResMut<'w, ObstacleSettings>>,
+    hunting: Option<ResMut<'w, HuntSettings>>,
+    units: Option<ResMut<'w, UnitSettings>>,
     #[cfg(feature = "debug")]
     debug: ResMut<'w, murmuration_render::debug::FlockDebug>,
 }
@@ -511,12 +519,25 @@ fn predators(ui: &mut Ui, edited: &mut Edited, actions: &mut MessageWriter<Panel
         edit_params(edited, ui, |ui, p| {
             ui.add(Slider::new(&mut p.flee_radius, 0.0..=300.0).text("flee radius"));
             ui.add(Slider::new(&mut p.flee_weight, 0.0..=10.0).text("flee weight"));
-            ui.add(Slider::new(&mut p.avoid_distance, 1.0..=100.0).text("avoid distance"));
-            ui.add(Slider::new(&mut p.obstacle_weight, 0.0..=10.0).text("obstacle weight"));
             ui.add(Slider::new(&mut p.seek_weight, 0.0..=5.0).text("seek weight"));
-            ui.add(Slider::new(&mut p.hunt_weight, 0.0..=5.0).text("hunt weight"));
-            ui.add(Slider::new(&mut p.arrive_weight, 0.0..=5.0).text("arrive weight"));
         });
+        // Every flock's alike: the settings of the behaviours themselves.
+        if let Some(obstacles) = edited.obstacles.as_mut() {
+            edit(&mut obstacles.reborrow(), ui, |ui, o| {
+                ui.add(Slider::new(&mut o.avoid_distance, 1.0..=100.0).text("avoid distance"));
+                ui.add(Slider::new(&mut o.weight, 0.0..=10.0).text("obstacle weight"));
+            });
+        }
+        if let Some(hunting) = edited.hunting.as_mut() {
+            edit(&mut hunting.reborrow(), ui, |ui, h| {
+                ui.add(Slider::new(&mut h.weight, 0.0..=5.0).text("hunt weight"));
+            });
+        }
+        if let Some(units) = edited.units.as_mut() {
+            edit(&mut units.reborrow(), ui, |ui, u| {
+                ui.add(Slider::new(&mut u.arrive_weight, 0.0..=5.0).text("arrive weight"));
+            });
+        }
         if ui.button("Clear obstacles").clicked() {
             actions.write(PanelAction::ClearObstacles);
         }

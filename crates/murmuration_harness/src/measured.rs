@@ -4,7 +4,9 @@
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use murmuration_sim::math::{DIM, Region, Vector, xyz};
+use murmuration_sim::metrics::FlockMetrics;
 use murmuration_sim::prelude::*;
+use murmuration_sim::stats::FlockStats;
 
 /// A headless run to measure: a flock flown from its seed in its own app for `seconds` of
 /// simulated time at `steps_per_second`.

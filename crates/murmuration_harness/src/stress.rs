@@ -12,8 +12,10 @@ use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 use bevy::time::TimeUpdateStrategy;
 
+use murmuration_sim::internal::NeighbourSearch;
 use murmuration_sim::math::{DIM, Region, Vector};
 use murmuration_sim::prelude::*;
+use murmuration_sim::stats::FlockStats;
 
 /// World area per boid, square world units. With the starlings' 70-unit perception radius and
 /// 290-degree field of view a uniform flock at this density has about 12 neighbours per boid
@@ -395,7 +397,7 @@ pub struct StressReport {
     /// Median wall-clock time of one `App::update` (one full step).
     pub median_step: Duration,
     /// The slowest step: with 30 or more timed, one that refreshed the flock metrics
-    /// ([`MetricsSettings::every`](murmuration_sim::MetricsSettings::every) is 30 by default).
+    /// ([`MetricsSettings::every`](murmuration_sim::metrics::MetricsSettings::every) is 30 by default).
     pub slowest_step: Duration,
     /// Median time of the hash rebuild.
     pub median_hash: Duration,

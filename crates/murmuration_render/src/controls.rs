@@ -1,20 +1,17 @@
-//! Pointer and key controls, in 2D and in 3D (`murmuration_render3d` builds this file too): the
-//! mouse (or a finger) as a predator or an attractor, hunters on demand, and the keys Space
-//! (pause), `.` (single step), R (reset to the seed) and H (hide the panel). Where the pointer is
-//! in the world comes from each drawing's `pointer` module ([`PointerPosition`]), which adds what
-//! only its dimension has (in 2D, clicks that place and remove obstacles).
+//! Pointer and key controls, the same in 2D and in 3D: the mouse (or a finger) as a predator or
+//! an attractor, hunters on demand, and the keys Space (pause), `.` (single step), R (reset to the
+//! seed) and H (hide the panel). Where the pointer is in the world ([`PointerPosition`]) comes
+//! from each dimension's drawing, which adds what only its dimension has (in 2D, clicks that
+//! place and remove obstacles; in 3D, the orbit camera's drags).
 //!
 //! These systems only need a window and Bevy's input, not the renderer, so headless tests can
 //! drive them with simulated cursor positions and button presses.
 
 use bevy::prelude::*;
+use murmuration_sim::control::SimulationControl;
 use murmuration_sim::math::{DIM, Vector};
-use murmuration_sim::{
-    Attractor, Hunter, MaxSpeed, Position, Predator, ResetFlock, SimulationBounds,
-    SimulationControl, Velocity,
-};
-
-use crate::RenderSystems;
+use murmuration_sim::population::ResetFlock;
+use murmuration_sim::prelude::*;
 
 /// What the pointer is to the flock while it is over the view.
 #[derive(Reflect, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -200,44 +197,5 @@ pub(crate) fn keys(
     }
     if keys.just_pressed(KeyCode::KeyH) {
         controls.panel_visible = !controls.panel_visible;
-    }
-}
-
-/// Pointer and key controls (see [`controls`](self)), without any drawing: usable headless with
-/// a window entity and Bevy's input. Added by the drawing plugin.
-#[derive(Debug, Clone, Default)]
-pub struct BoidsControlsPlugin;
-
-impl Plugin for BoidsControlsPlugin {
-    fn build(&self, app: &mut App) {
-        app.init_resource::<FlockControls>()
-            .init_resource::<InputBlocked>()
-            .init_resource::<PointerPosition>()
-            .init_resource::<ViewInsets>()
-            .register_type::<ViewInsets>()
-            .register_type::<FlockControls>()
-            .register_type::<PointerRole>()
-            .register_type::<InputBlocked>()
-            .configure_sets(
-                Update,
-                (
-                    RenderSystems::View,
-                    RenderSystems::Controls,
-                    RenderSystems::Draw,
-                )
-                    .chain(),
-            )
-            .add_systems(
-                Update,
-                (
-                    crate::pointer::track_pointer,
-                    follow_pointer,
-                    keep_hunters,
-                    keys,
-                )
-                    .chain()
-                    .in_set(RenderSystems::Controls),
-            );
-        crate::pointer::build(app);
     }
 }

@@ -3,23 +3,26 @@
 //! neighbours and its velocity and steering arrows; the turn-back margin; the spatial hash's
 //! cells.
 //!
-//! This file is built by both drawings (`murmuration_render3d` names it by path): what to draw
-//! and the steering record are the same in 2D and 3D; each crate's `debug_draw` module picks the
-//! boid under the pointer and draws in its own dimension.
+//! What to draw and the steering record are written once for both dimensions; each dimension's
+//! drawing picks the boid under the pointer and draws the shapes in its own dimension (a circle
+//! or a sphere, a rectangle or a box).
 
-use bevy::color::palettes::css::{GRAY, LIGHT_SKY_BLUE, ORANGE_RED};
+use bevy::color::palettes::css::{GOLD, GRAY, LIGHT_SKY_BLUE, ORANGE_RED, WHITE};
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
+use murmuration_sim::bounds::Edges;
+use murmuration_sim::hash::SpatialHash;
+use murmuration_sim::internal::{FlockId, FlockTable, HashSlot, neighbours_of};
 use murmuration_sim::math::Vector;
-use murmuration_sim::{
-    Acceleration, Boid, BoidsSchedule, BoidsSystems, Perception, SpatialHash, neighbours_of,
-};
+use murmuration_sim::prelude::*;
+use murmuration_sim::schedule::BoidsSchedule;
 
-use crate::debug_draw::{draw_overlays, pick_boid};
+use crate::controls::InputBlocked;
+use crate::dim::debug::{self as draw, BoidPicker};
 
 /// The debug overlays: [`FlockDebug`] says which to draw; P (or a middle click) picks the boid.
-/// Added by the drawing plugin (`BoidsRenderPlugin`, or `BoidsRender3dPlugin` in 3D); needs
-/// Bevy's gizmos and [`BoidsPlugins`](murmuration_sim::BoidsPlugins), added before it. The overlays are drawn in
+/// Added by [`BoidsRenderPlugin`](crate::BoidsRenderPlugin); needs Bevy's gizmos and
+/// [`BoidsPlugins`], added before it. The overlays are drawn in
 /// `Update`; the steering they show is recorded in the schedule the simulation runs in, between
 /// its steering and its integration.
 #[derive(Debug, Clone, Default)]
@@ -112,49 +115,99 @@ pub(crate) fn record_steering(
     }
 }
 
-/// The picked boid's lines to its neighbours and its arrows, drawn alike in both dimensions: a
-/// quarter of a second of velocity, the velocity the steering asks for (desired = velocity +
-/// steering, as `force = desired - v` for one rule), and the steering between them.
-pub(crate) fn draw_neighbours_and_forces(
-    gizmos: &mut Gizmos<FlockDebugGizmos>,
-    debug: &FlockDebug,
-    hash: &SpatialHash,
-    perception: &Perception,
-    slot: usize,
-    (p, v): (Vector, Vector),
-    steering: Option<&LastSteering>,
+/// P or a middle click picks the boid under the pointer (the nearest the drawing finds there);
+/// a picked boid that is gone gives way to any boid.
+pub(crate) fn pick_boid(
+    mut debug: ResMut<FlockDebug>,
+    keys: Res<ButtonInput<KeyCode>>,
+    buttons: Res<ButtonInput<MouseButton>>,
+    blocked: Res<InputBlocked>,
+    picker: BoidPicker,
+    boids: Query<Entity, With<Boid>>,
 ) {
-    if debug.neighbours && slot < hash.len() {
-        for hit in neighbours_of(hash, perception, slot) {
-            line(
-                gizmos,
-                p,
-                p + hit.delta,
-                LIGHT_SKY_BLUE.with_alpha(0.8).into(),
+    let wants = keys.just_pressed(KeyCode::KeyP) || buttons.just_pressed(MouseButton::Middle);
+    if wants
+        && !blocked.pointer
+        && let Some(boid) = picker.under_pointer()
+    {
+        debug.picked = Some(boid);
+    }
+    if debug.picked.is_none_or(|e| boids.get(e).is_err()) {
+        debug.picked = boids.iter().next();
+    }
+}
+
+/// Draws the overlays that are on: the hash's cells, the bounds and their turn-back margin, and
+/// for the picked boid its perception and view, the lines to its neighbours and its arrows (a
+/// quarter of a second of velocity, the velocity the steering asks for (desired = velocity +
+/// steering, as `force = desired - v` for one rule), and the steering between them).
+pub(crate) fn draw_overlays(
+    mut gizmos: Gizmos<FlockDebugGizmos>,
+    debug: Res<FlockDebug>,
+    table: Res<FlockTable>,
+    bounds: Res<SimulationBounds>,
+    hash: Res<SpatialHash>,
+    boids: Query<
+        (
+            &HashSlot,
+            &Velocity,
+            &FlockId,
+            &Transform,
+            Option<&LastSteering>,
+        ),
+        With<Boid>,
+    >,
+) {
+    if debug.grid && !hash.is_empty() {
+        draw::grid(&mut gizmos, &hash, GRAY.with_alpha(0.3).into());
+    }
+    if debug.margin {
+        if let Edges::TurnBack { margin, .. } = bounds.edges {
+            draw::inset_bounds(
+                &mut gizmos,
+                bounds.rect,
+                margin,
+                WHITE.with_alpha(0.5).into(),
             );
+        }
+        draw::inset_bounds(&mut gizmos, bounds.rect, 0.0, WHITE.with_alpha(0.25).into());
+    }
+    let Some(picked) = debug.picked else { return };
+    let Ok((slot, velocity, flock, transform, steering)) = boids.get(picked) else {
+        return;
+    };
+    // The picked boid sees as its own flock does.
+    let perception = table.row(*flock).perception();
+    let (p, v) = (draw::at(transform), velocity.0);
+    if debug.perception {
+        // The whole reach faint, the view's edge bold: the blind spot shows as the gap.
+        draw::reach(
+            &mut gizmos,
+            p,
+            perception.radius,
+            GOLD.with_alpha(0.22).into(),
+        );
+        if perception.view_cos > -1.0 && v != Vector::ZERO {
+            draw::view_edge(&mut gizmos, p, v, &perception, GOLD.into());
+        }
+    }
+    let slot = slot.0 as usize;
+    if debug.neighbours && slot < hash.len() {
+        let colour = LIGHT_SKY_BLUE.with_alpha(0.8).into();
+        for hit in neighbours_of(&hash, &perception, slot) {
+            draw::line(&mut gizmos, p, p + hit.delta, colour);
         }
     }
     if debug.forces {
         let t = 0.25;
         let steer = steering.map_or(Vector::ZERO, |s| s.0);
-        arrow(gizmos, p, p + v * t, LIGHT_SKY_BLUE.into());
-        arrow(gizmos, p, p + (v + steer) * t, GRAY.into());
-        arrow(gizmos, p + v * t, p + (v + steer) * t, ORANGE_RED.into());
+        draw::arrow(&mut gizmos, p, p + v * t, LIGHT_SKY_BLUE.into());
+        draw::arrow(&mut gizmos, p, p + (v + steer) * t, GRAY.into());
+        draw::arrow(
+            &mut gizmos,
+            p + v * t,
+            p + (v + steer) * t,
+            ORANGE_RED.into(),
+        );
     }
-}
-
-/// A line in the simulation's dimension.
-fn line(gizmos: &mut Gizmos<FlockDebugGizmos>, a: Vector, b: Vector, color: Color) {
-    #[cfg(not(feature = "3d"))]
-    gizmos.line_2d(a, b, color);
-    #[cfg(feature = "3d")]
-    gizmos.line(a, b, color);
-}
-
-/// An arrow in the simulation's dimension.
-fn arrow(gizmos: &mut Gizmos<FlockDebugGizmos>, a: Vector, b: Vector, color: Color) {
-    #[cfg(not(feature = "3d"))]
-    gizmos.arrow_2d(a, b, color);
-    #[cfg(feature = "3d")]
-    gizmos.arrow(a, b, color);
 }

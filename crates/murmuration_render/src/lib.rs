@@ -1,153 +1,210 @@
-//! Drawing for [bevy_murmuration](https://crates.io/crates/bevy_murmuration): every boid a
-//! batched sprite turned along its velocity, coloured by heading or species, with fading trails;
-//! hunters, units and obstacles drawn apart; a 2D view that fits the simulation bounds; pointer,
-//! click and key controls; screenshots for smoke runs; and (feature `debug`) gizmo overlays.
+//! Drawing for [bevy_murmuration](https://crates.io/crates/bevy_murmuration), in 2D and in 3D
+//! from one source, as the simulation is built: `murmuration_render` is this source built with
+//! the `2d` feature over `murmuration_sim`, `murmuration_render3d` the same source built with
+//! `3d` over `murmuration_sim3d`.
 //!
-//! ```no_run
+//! [`BoidsRenderPlugin`] draws the flock as [`FlockLook`] says, coloured by heading, species,
+//! flock or one colour ([`ColourMode`]), and adds the pointer and key controls
+//! ([`controls`]: the mouse as a predator or an attractor, hunters on demand, pause, step,
+//! reset) and, with feature `debug`, the gizmo overlays ([`debug`]). In 2D every boid is a
+//! batched sprite with a fading trail, and the view fits the simulation bounds; in 3D every boid
+//! is a low-poly mesh banking into its turns, seen through an [`OrbitCamera`](crate::OrbitCamera)
+//! of the game's.
+//!
+#![cfg_attr(feature = "2d", doc = "```no_run")]
+#![cfg_attr(feature = "2d", doc = "use murmuration_render::prelude::*;")]
+#![cfg_attr(feature = "2d", doc = "use murmuration_render::sim::prelude::*;")]
+#![cfg_attr(feature = "3d", doc = "```no_run")]
+#![cfg_attr(feature = "3d", doc = "use murmuration_render3d::prelude::*;")]
+#![cfg_attr(feature = "3d", doc = "use murmuration_render3d::sim::prelude::*;")]
 //! use bevy::prelude::*;
-//! use murmuration_render::prelude::*;
-//! use murmuration_sim::prelude::*;
 //!
 //! App::new()
 //!     .add_plugins(DefaultPlugins)
 //!     .add_plugins(BoidsPlugins::default().with_params(FlockParams::fish()))
 //!     .add_plugins(BoidsRenderPlugin::new(FlockLook::fish()))
 //!     .insert_resource(FlockPopulation::new(1500, 1))
+#![cfg_attr(
+    feature = "3d",
+    doc = "    // In 3D the game brings the camera and the light."
+)]
+#![cfg_attr(
+    feature = "3d",
+    doc = "    .add_systems(Startup, |mut commands: Commands| {"
+)]
+#![cfg_attr(
+    feature = "3d",
+    doc = "        commands.spawn((Camera3d::default(), OrbitCamera::default()));"
+)]
+#![cfg_attr(
+    feature = "3d",
+    doc = "        commands.spawn(DirectionalLight::default());"
+)]
+#![cfg_attr(feature = "3d", doc = "    })")]
 //!     .run();
 //! ```
 #![warn(missing_docs)]
 
-pub mod capture;
+#[cfg(all(feature = "2d", feature = "3d"))]
+compile_error!("murmuration_render draws one dimension: enable `2d` or `3d`, not both");
+#[cfg(not(any(feature = "2d", feature = "3d")))]
+compile_error!("murmuration_render needs a dimension: enable the `2d` or the `3d` feature");
+
 mod colour_mode;
 pub mod controls;
 #[cfg(feature = "debug")]
 pub mod debug;
-#[cfg(feature = "debug")]
-mod debug_draw;
+#[cfg(feature = "2d")]
+mod dim2;
+#[cfg(feature = "2d")]
+use dim2 as dim;
+#[cfg(feature = "3d")]
+mod dim3;
+#[cfg(feature = "3d")]
+use dim3 as dim;
 pub mod look;
-pub mod pointer;
-mod shapes;
-pub mod units;
-pub mod view;
-pub mod visuals;
 
 use bevy::prelude::*;
-use murmuration_sim::{Boid, Hunter, Obstacle};
 
-pub use capture::CapturePlugin;
+/// The simulation this crate draws: `murmuration_sim` in 2D, `murmuration_sim3d` in 3D.
+pub use murmuration_sim as sim;
+
 pub use colour_mode::ColourMode;
 pub use controls::{
-    BoidsControlsPlugin, ControlledHunter, FlockControls, InputBlocked, PointerPosition,
-    PointerProxy, PointerRole, ViewInsets,
+    ControlledHunter, FlockControls, InputBlocked, PointerPosition, PointerProxy, PointerRole,
+    ViewInsets,
 };
-pub use look::FlockLook;
-pub use pointer::HELP;
-pub use units::{SelectionBox, UnitControls};
-pub use view::{FLOCK_LAYER, FlockCamera, ScreenCamera, TrailCanvas, WorldView};
-pub use visuals::FlockShapes;
+#[cfg(feature = "2d")]
+pub use dim2::{
+    BoidsUnitControlsPlugin, FLOCK_LAYER, FlockCamera, FlockShapes, HELP, ScreenCamera,
+    SelectionBox, TrailCanvas, UnitControls, WorldView,
+};
+#[cfg(feature = "3d")]
+pub use dim3::{Bank, HELP, OrbitCamera};
+#[cfg(feature = "3d")]
+pub use look::BodyShape;
+pub use look::{FlockLook, HEADING_HUES};
 
-/// `use murmuration_render::prelude::*;` brings the plugins and their settings.
+/// `use murmuration_render::prelude::*;` brings the plugin and what configures it.
 pub mod prelude {
-    pub use crate::{
-        BoidsControlsPlugin, BoidsRenderPlugin, BoidsUnitControlsPlugin, CapturePlugin, ColourMode,
-        FlockControls, FlockLook, PointerRole, UnitControls, ViewInsets, WorldView,
-    };
-}
-
-/// The flock's drawing: shapes, cameras, trails and colours, plus [`BoidsControlsPlugin`] (and
-/// the debug overlays with feature `debug`). Needs Bevy's render, sprite and window plugins
-/// (`DefaultPlugins`) and [`murmuration_sim::BoidsPlugins`], added before it: what it does in
-/// the simulation's steps goes in the schedule the simulation runs in.
-#[derive(Debug, Clone, Default)]
-pub struct BoidsRenderPlugin {
-    look: FlockLook,
-}
-
-impl BoidsRenderPlugin {
-    /// Draws the flock with `look`.
-    pub fn new(look: FlockLook) -> Self {
-        Self { look }
-    }
+    #[cfg(feature = "2d")]
+    pub use crate::BoidsUnitControlsPlugin;
+    #[cfg(feature = "3d")]
+    pub use crate::OrbitCamera;
+    pub use crate::{BoidsRenderPlugin, FlockLook};
 }
 
 /// The systems that move things on screen, in `Update`.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RenderSystems {
-    /// Fit the view and read the pointer.
+    /// Fit the view beside the UI ([`ViewInsets`]) and read the pointer.
     View,
-    /// Act on input: pointer proxy, obstacles, hunters, keys.
+    /// Act on input: the pointer as a predator or an attractor, hunters, keys ([`controls`]);
+    /// in 2D clicks that place obstacles, in 3D the orbit camera.
     Controls,
-    /// Colour and size the sprites, fade the trails, draw overlays.
+    /// Dress and colour the boids, fade the trails, draw overlays.
     Draw,
 }
 
-/// Removes and inserts `C` again on every entity that has it but no `Visual`, which runs the
-/// `Add` observers for `C` once more.
-fn redress<C: Component + Clone, Visual: Component>(world: &mut World) {
-    let undressed: Vec<(Entity, C)> = world
-        .query_filtered::<(Entity, &C), Without<Visual>>()
-        .iter(world)
-        .map(|(entity, c)| (entity, c.clone()))
-        .collect();
-    for (entity, c) in undressed {
-        world.entity_mut(entity).remove::<C>().insert(c);
+/// Draws the flock as [`FlockLook`] says, with the pointer and key controls
+/// ([`BoidsControlsPlugin`]) and, with feature `debug`, the overlays
+/// ([`debug::FlockDebugPlugin`]). Needs Bevy's render and window plugins (`DefaultPlugins`) and
+/// the simulation's `BoidsPlugins` (or `BoidsPlugin`), added before it: what it does in the
+/// simulation's steps goes in the schedule the simulation runs in.
+///
+/// In 2D it brings its cameras (a view that fits the simulation bounds); in 3D the game spawns
+/// a `Camera3d` with an [`OrbitCamera`](crate::OrbitCamera), and its lights.
+#[derive(Debug, Clone)]
+pub struct BoidsRenderPlugin {
+    /// How the flock looks.
+    pub look: FlockLook,
+    /// Whether the mouse starts as a predator (on by default; without it,
+    /// [`FlockControls::pointer`] starts [`PointerRole::Off`], as for strategy-game units).
+    pub pointer_predator: bool,
+}
+
+impl Default for BoidsRenderPlugin {
+    /// The default look, the mouse a predator.
+    fn default() -> Self {
+        Self::new(FlockLook::default())
     }
-    world.flush();
+}
+
+impl BoidsRenderPlugin {
+    /// The plugin drawing the flock as `look` says, the mouse a predator.
+    pub fn new(look: FlockLook) -> Self {
+        Self {
+            look,
+            pointer_predator: true,
+        }
+    }
+
+    /// The same, without the mouse as a predator.
+    pub fn without_pointer_predator(self) -> Self {
+        Self {
+            pointer_predator: false,
+            ..self
+        }
+    }
 }
 
 impl Plugin for BoidsRenderPlugin {
-    fn finish(&self, app: &mut App) {
-        // Here, not in `build`: the asset collections exist once every plugin is built, and the
-        // shapes must exist before any `Startup` system spawns an obstacle or a boid.
-        let shapes = FlockShapes::new(app.world_mut(), &self.look);
-        app.insert_resource(shapes);
-        // Boids, hunters and obstacles spawned before this (by code run before `App::run`)
-        // found no shapes: add their marker again so the observers dress them now.
-        let world = app.world_mut();
-        redress::<Boid, Sprite>(world);
-        redress::<Hunter, Sprite>(world);
-        redress::<Obstacle, Mesh2d>(world);
-    }
-
     fn build(&self, app: &mut App) {
         app.insert_resource(self.look.clone())
             .register_type::<FlockLook>()
-            .register_type::<ColourMode>()
-            .add_plugins(BoidsControlsPlugin)
-            .add_systems(Startup, view::setup_view)
-            .add_observer(visuals::on_add_boid)
-            .add_observer(visuals::on_add_arrive)
-            .add_observer(visuals::on_add_hunter)
-            .add_observer(visuals::on_add_obstacle)
-            .add_systems(Update, view::fit_view.in_set(RenderSystems::View))
-            .add_systems(
-                Update,
-                (visuals::colour_boids, view::fade_trails).in_set(RenderSystems::Draw),
-            );
+            .register_type::<ColourMode>();
+        if !self.pointer_predator {
+            app.insert_resource(FlockControls {
+                pointer: PointerRole::Off,
+                ..default()
+            });
+        }
+        app.add_plugins(BoidsControlsPlugin);
+        dim::build(app);
         #[cfg(feature = "debug")]
         app.add_plugins(debug::FlockDebugPlugin);
     }
+
+    fn finish(&self, app: &mut App) {
+        dim::finish(app);
+    }
 }
 
-/// Mouse controls for strategy-game units (see [`units`]): select, drag-select, Shift, right-click
-/// orders; highlights and markers when [`BoidsRenderPlugin`] draws. Usable headless with a window
-/// entity and Bevy's input. Turn the flock controls' pointer predator and click-to-place obstacles
-/// off with it ([`FlockControls`]), as they share the left button.
+/// Pointer and key controls (see [`controls`]), without any drawing: usable headless with a
+/// window entity and Bevy's input. Added by [`BoidsRenderPlugin`].
 #[derive(Debug, Clone, Default)]
-pub struct BoidsUnitControlsPlugin;
+pub struct BoidsControlsPlugin;
 
-impl Plugin for BoidsUnitControlsPlugin {
+impl Plugin for BoidsControlsPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<UnitControls>()
-            .init_resource::<units::DragStart>()
+        app.init_resource::<FlockControls>()
             .init_resource::<InputBlocked>()
-            .register_type::<UnitControls>()
-            .add_systems(Startup, units::setup_selection_box)
-            .add_systems(Update, units::unit_input.in_set(RenderSystems::Controls))
+            .init_resource::<PointerPosition>()
+            .init_resource::<ViewInsets>()
+            .register_type::<ViewInsets>()
+            .register_type::<FlockControls>()
+            .register_type::<PointerRole>()
+            .register_type::<InputBlocked>()
+            .configure_sets(
+                Update,
+                (
+                    RenderSystems::View,
+                    RenderSystems::Controls,
+                    RenderSystems::Draw,
+                )
+                    .chain(),
+            )
             .add_systems(
                 Update,
-                units::highlight_selected.in_set(RenderSystems::Draw),
-            )
-            .add_observer(units::on_add_order_marker);
+                (
+                    dim::pointer::track_pointer,
+                    controls::follow_pointer,
+                    controls::keep_hunters,
+                    controls::keys,
+                )
+                    .chain()
+                    .in_set(RenderSystems::Controls),
+            );
+        dim::pointer::build(app);
     }
 }

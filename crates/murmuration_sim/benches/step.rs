@@ -10,8 +10,12 @@
 use bevy::prelude::*;
 use divan::{AllocProfiler, Bencher};
 use murmuration_harness::stress::{StressFlock, WARM_UP_STEPS};
+use murmuration_sim::hash::SpatialHash;
+use murmuration_sim::internal::FlockForces;
+use murmuration_sim::internal::FlockTable;
+use murmuration_sim::internal::NeighbourSearch;
+use murmuration_sim::internal::flocking_forces;
 use murmuration_sim::prelude::*;
-use murmuration_sim::{FlockForces, FlockTable, NeighbourSearch, flocking_forces};
 
 #[global_allocator]
 static ALLOC: AllocProfiler = AllocProfiler::system();

@@ -182,3 +182,9 @@ impl SimulationBounds {
         issues
     }
 }
+
+/// The validated [`SimulationBounds`] of this step, rebuilt only when they change: what every
+/// system of the step reads, so that bounds changed in the middle of a step (by a user system in
+/// `Steer`, say) wait for the next step's validation.
+#[derive(Resource, Debug, Clone, Default, Deref)]
+pub(crate) struct StepBounds(pub SimulationBounds);

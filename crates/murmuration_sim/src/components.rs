@@ -1,4 +1,7 @@
-//! The components a flock is made of: boids, hunters, obstacles, threats and attractors.
+//! The components every boid has: [`Boid`] and what it requires ([`Position`], [`Velocity`],
+//! [`Acceleration`], [`Species`]), and a boid's own top speed ([`MaxSpeed`]). Each behaviour's
+//! own components are in its module (an [`Obstacle`](crate::obstacles::Obstacle), a
+//! [`Hunter`](crate::hunting::Hunter), a [`Unit`](crate::units::Unit)...).
 //!
 //! Units are world units and seconds throughout: a [`Velocity`] is in units per second, an
 //! [`Acceleration`] in units per second squared. The 2D camera of the examples shows one unit as
@@ -93,89 +96,9 @@ impl Default for HashSlot {
     }
 }
 
-/// Something boids flee from when it is within
-/// [`FlockParams::flee_radius`](crate::FlockParams::flee_radius): the mouse, a hawk, a shark, a
-/// sheepdog. Only its [`Position`] is read.
-#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[reflect(Component, Default, Debug, Clone)]
-#[require(Position)]
-pub struct Predator;
-
-/// Something boids seek (steer toward, at any distance), weighted by
-/// [`FlockParams::seek_weight`](crate::FlockParams::seek_weight). Each boid seeks the nearest one.
-#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[reflect(Component, Default, Debug, Clone)]
-#[require(Position)]
-pub struct Attractor;
-
-/// A predator that moves on its own: it seeks the nearest boid through the spatial hash at its own
-/// [`MaxSpeed`], and boids flee it (it is a [`Predator`]). A hunter is not a [`Boid`]: the flock
-/// does not align or cohere with it.
-///
-/// Spawn one with `commands.spawn((Hunter::default(), Position(p)))`, and give it a
-/// `MaxSpeed` to change its top speed (default [`Hunter::DEFAULT_MAX_SPEED`]).
-#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq)]
-#[reflect(Component, Default, Debug, Clone)]
-#[require(
-    Position,
-    PreviousPosition,
-    Velocity,
-    Acceleration,
-    Predator,
-    FlockId,
-    MaxSpeed(Hunter::DEFAULT_MAX_SPEED),
-    Transform
-)]
-pub struct Hunter {
-    /// The boid it chased this step (the nearest one), written by the hunt system.
-    pub prey: Option<Entity>,
-    /// Seconds of rest left after a catch (see [`CatchRules`](crate::CatchRules)); a resting
-    /// hunter brakes and does not chase.
-    pub resting: f32,
-}
-
-impl Hunter {
-    /// The hunter's top speed when none is given: a little faster than the tutorial flock (120).
-    pub const DEFAULT_MAX_SPEED: f32 = 150.0;
-}
-
-/// Steer toward `target` and stop there, slowing down inside `slow_radius` (world units).
-///
-/// A boid with `Arrive` is a unit, as in a strategy game: it keeps separation and avoids
-/// obstacles, but does not align or cohere, and its minimum speed is zero so it can stand still.
-/// Keep the component after arrival: it is what holds the unit in place.
-#[derive(Component, Reflect, Debug, Clone, Copy, PartialEq)]
-#[reflect(Component, Debug, Clone)]
-pub struct Arrive {
-    /// The point to stop at, in world units.
-    pub target: Vector,
-    /// Distance from the target, in world units, at which the unit starts to slow down; it
-    /// slows linearly to zero at the target. Tutorial default 80.
-    pub slow_radius: f32,
-}
-
-impl Arrive {
-    /// The tutorial's slow radius, in world units.
-    pub const DEFAULT_SLOW_RADIUS: f32 = 80.0;
-
-    /// Arrive at `target` with the default slow radius.
-    pub fn new(target: Vector) -> Self {
-        Self {
-            target,
-            slow_radius: Self::DEFAULT_SLOW_RADIUS,
-        }
-    }
-}
-
-/// A round obstacle centred on the entity's [`Position`] that boids, units and hunters steer
-/// around.
-#[derive(Component, Reflect, Debug, Clone, Copy, PartialEq)]
-#[reflect(Component, Debug, Clone)]
-#[require(Position, Transform)]
-pub struct Obstacle {
-    /// Radius of the obstacle in world units.
-    pub radius: f32,
-}
+/// Everything that flies: boids and hunters, which both carry a [`FlockId`] (the row of the
+/// flock whose limits they fly by).
+pub(crate) type Agents = With<FlockId>;
 
 /// Which row of the [`FlockTable`](crate::FlockTable) a boid or hunter flies by: its flock's. Kept by the plugin
 /// from [`InFlock`](crate::InFlock) (0, the default flock, without it); read it, do not set it.

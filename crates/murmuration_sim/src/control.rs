@@ -6,7 +6,14 @@ use bevy::prelude::*;
 /// only runs while `pending_steps > 0`, and each step uses one up.
 ///
 /// ```
-/// # use murmuration_sim::SimulationControl;
+#[cfg_attr(
+    feature = "2d",
+    doc = "# use murmuration_sim::control::SimulationControl;"
+)]
+#[cfg_attr(
+    feature = "3d",
+    doc = "# use murmuration_sim3d::control::SimulationControl;"
+)]
 /// let mut control = SimulationControl::default();
 /// control.paused = true;
 /// control.step_once(); // the next step runs, then the flock is paused again

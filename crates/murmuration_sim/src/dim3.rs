@@ -4,57 +4,7 @@
 use bevy::prelude::*;
 
 use crate::lanes::{Coords, Real};
-
-/// An axis-aligned box, the 3D world's [`Region`](crate::math::Region): what [`Rect`] is in 2D,
-/// with the same methods the simulation uses.
-#[derive(Reflect, Debug, Clone, Copy, PartialEq, Default)]
-#[reflect(Debug, Clone, PartialEq, Default)]
-pub struct Box3 {
-    /// The corner with the smallest coordinates.
-    pub min: Vec3,
-    /// The corner with the largest coordinates.
-    pub max: Vec3,
-}
-
-impl Box3 {
-    /// The box between two opposite corners, in any order.
-    pub fn from_corners(a: Vec3, b: Vec3) -> Self {
-        Self {
-            min: a.min(b),
-            max: a.max(b),
-        }
-    }
-
-    /// The box of `size` centred on `center`.
-    pub fn from_center_size(center: Vec3, size: Vec3) -> Self {
-        Self::from_corners(center - size * 0.5, center + size * 0.5)
-    }
-
-    /// Its size along each axis.
-    pub fn size(&self) -> Vec3 {
-        self.max - self.min
-    }
-
-    /// Its extent along x.
-    pub fn width(&self) -> f32 {
-        self.max.x - self.min.x
-    }
-
-    /// Its centre.
-    pub fn center(&self) -> Vec3 {
-        (self.min + self.max) * 0.5
-    }
-
-    /// Whether `p` is inside (edges included).
-    pub fn contains(&self, p: Vec3) -> bool {
-        p.cmpge(self.min).all() && p.cmple(self.max).all()
-    }
-
-    /// Whether it holds no volume (some axis of zero or negative size).
-    pub fn is_empty(&self) -> bool {
-        self.min.cmpge(self.max).any()
-    }
-}
+pub use crate::math::Box3;
 
 /// A direction across `v` for a boid at its minimum speed to turn toward when a force pushes it
 /// straight back: `v` crossed with the vertical (+y), or with +x where `v` is vertical; unit

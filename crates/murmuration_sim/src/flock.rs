@@ -8,7 +8,14 @@
 //!
 //! ```
 //! use bevy::prelude::*;
-//! use murmuration_sim::prelude::*;
+#![cfg_attr(
+    feature = "2d",
+    doc = "use murmuration_sim::{math::Vector, prelude::*};"
+)]
+#![cfg_attr(
+    feature = "3d",
+    doc = "use murmuration_sim3d::{math::Vector, prelude::*};"
+)]
 //!
 //! fn setup(mut commands: Commands) {
 //!     let swallows = commands
@@ -16,7 +23,7 @@
 //!         .id();
 //!     commands.queue(FlockSpawn::new(300, 7).in_flock(swallows));
 //!     // One boid by hand: the flock's own speeds, radii and weights apply to it.
-//!     commands.spawn((Boid, InFlock(swallows), Velocity(Vec2::X * 100.0)));
+//!     commands.spawn((Boid, InFlock(swallows), Velocity(Vector::X * 100.0)));
 //! }
 //! ```
 //!
@@ -26,9 +33,8 @@
 
 use bevy::prelude::*;
 
-use crate::components::{Boid, Hunter};
 use crate::components::{FlockId, Joined};
-use crate::params::{FlockParams, ParamIssue};
+use crate::params::{FlockParams, warn_issues};
 use crate::table::FlockTable;
 
 /// A flock with parameters of its own: spawn one, then spawn boids with [`InFlock`] pointing at
@@ -93,13 +99,7 @@ pub(crate) fn resolve_flocks(
     mut removed_flocks: RemovedComponents<Flock>,
     mut members: ParamSet<(
         Query<&mut FlockId>,
-        Query<
-            (Entity, Option<&InFlock>, &mut FlockId),
-            (
-                Or<(With<Boid>, With<Hunter>)>,
-                Or<(Changed<InFlock>, Added<FlockId>)>,
-            ),
-        >,
+        Query<(Entity, Option<&InFlock>, &mut FlockId), Or<(Changed<InFlock>, Added<FlockId>)>>,
     )>,
     mut left: RemovedComponents<InFlock>,
     mut joined: ResMut<Joined>,
@@ -190,10 +190,4 @@ pub(crate) fn resolve_flocks(
 /// Notes a join ([`InFlock`] inserted or replaced; it cannot be changed in place).
 pub(crate) fn note_join(_: On<Insert, InFlock>, mut joined: ResMut<Joined>) {
     joined.0 = true;
-}
-
-/// Warns once about the values `validate` changed in `what`.
-fn warn_issues(what: &str, issues: &[ParamIssue]) {
-    let list: Vec<String> = issues.iter().map(ToString::to_string).collect();
-    warn!("bevy_murmuration: {what}: {}", list.join("; "));
 }

@@ -25,7 +25,6 @@
 
 use core::ops::Range;
 
-use crate::behaviours::tie_break;
 use crate::block::{self, Block, MAX_RUNS, Wrap};
 use crate::hash::{Arrays, KNearest, SpatialHash};
 use crate::lanes::{Coords, KeyLanes, Lanes, Real, fill};
@@ -38,6 +37,7 @@ use crate::rules::{
 };
 use crate::sample::{CANDIDATE_CAP, weight};
 use crate::simd::{dispatch, portable, simd_targets, totals_avx};
+use crate::steering::tie_break;
 use crate::table::FlockTable;
 
 pub(crate) use crate::lanes::LANES;

@@ -22,18 +22,7 @@ use crate::math::{DIM, Vector};
 /// CPU adds the same candidates in the same order and gets the same bits.
 pub(crate) const LANES: usize = 8;
 
-/// `[f(0), f(1), ..., f(N - 1)]`, always inlined. The hot path builds its arrays with this, not
-/// with `core::array::from_fn` or `map`, which the compiler does not always inline: a call in a
-/// lane loop costs far more than the loop, and the callee, compiled without the build's target
-/// features, spills every vector register around it.
-#[inline(always)]
-pub fn fill<T: Copy, const N: usize>(init: T, mut f: impl FnMut(usize) -> T) -> [T; N] {
-    let mut out = [init; N];
-    for (i, x) in out.iter_mut().enumerate() {
-        *x = f(i);
-    }
-    out
-}
+pub use crate::math::fill;
 
 /// A number the rules are written over: `f32`, or [`Lanes`] of `f32`s side by side.
 pub trait Real:

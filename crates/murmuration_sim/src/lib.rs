@@ -2,111 +2,128 @@
 //! Reynolds' boids as Bevy components, resources and systems, with no window, GPU or system
 //! package needed.
 //!
-//! Add [`BoidsPlugins`], spawn entities with [`Boid`] (which brings [`Position`], [`Velocity`],
+//! Add [`BoidsPlugin`], spawn entities with [`Boid`] (which brings [`Position`], [`Velocity`],
 //! [`Species`] and the rest), and every step of the plugin's schedule:
-//! 1. [`BoidsSystems::BuildHash`] counting-sorts the boids into the [`SpatialHash`];
-//! 2. [`BoidsSystems::Steer`] adds separation, alignment, cohesion (the [`rules`], each written
-//!    once for one boid and for lanes of them), edges, obstacles, flee, seek, arrive and hunt
-//!    forces into each boid's [`Acceleration`], in parallel;
+//! 1. [`BoidsSystems::BuildHash`] counting-sorts the boids into the
+//!    [`SpatialHash`](hash::SpatialHash);
+//! 2. [`BoidsSystems::Steer`] adds separation, alignment and cohesion, then each behaviour's
+//!    force ([`edges`], [`obstacles`], [`flee`], [`seek`], [`units`], [`hunting`]) into each
+//!    boid's [`Acceleration`], in parallel;
 //! 3. [`BoidsSystems::Integrate`] moves every boid and hunter.
 //!
-//! ```
+#![cfg_attr(feature = "2d", doc = "```")]
+#![cfg_attr(feature = "2d", doc = "use murmuration_sim::prelude::*;")]
+#![cfg_attr(feature = "3d", doc = "```")]
+#![cfg_attr(feature = "3d", doc = "use murmuration_sim3d::prelude::*;")]
 //! use bevy::prelude::*;
 //! use bevy::time::TimeUpdateStrategy;
-//! use murmuration_sim::prelude::*;
 //!
 //! let mut app = App::new();
-//! app.add_plugins((MinimalPlugins, BoidsPlugins::default()))
+//! app.add_plugins((MinimalPlugins, BoidsPlugin))
 //!     .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
 //! app.world_mut().commands().queue(FlockSpawn::new(200, 7));
 //! for _ in 0..60 {
 //!     app.update();
 //! }
-//! let stats = app.world().resource::<FlockStats>();
-//! assert_eq!(stats.boids, 200);
+//! let boids = app.world_mut().query::<&Boid>().iter(app.world()).count();
+//! assert_eq!(boids, 200);
 //! ```
 //!
 //! Each boid flies by its flock's [`FlockParams`]: the resource for boids in no flock, or a
-//! [`Flock`] entity's own (see [`flock`]).
+//! [`Flock`] entity's own (see [`flock`]). Each behaviour is a module with its components, its
+//! settings, its systems and its plugin; [`BoidsPlugins`] assembles them.
+//!
+//! One source, two crates: `murmuration_sim` is this source built with the `2d` feature (over
+//! [`Vec2`](bevy::math::Vec2)), `murmuration_sim3d` the same source built with `3d` (over
+//! [`Vec3`](bevy::math::Vec3)); [`math`] names the types of the dimension at hand.
 #![warn(missing_docs)]
 
-pub mod behaviours;
 mod block;
 pub mod bounds;
 pub mod components;
 pub mod control;
 #[cfg(feature = "2d")]
-pub mod dim2;
+mod dim2;
 #[cfg(feature = "2d")]
 use dim2 as dim;
 #[cfg(feature = "3d")]
-pub mod dim3;
+mod dim3;
 #[cfg(feature = "3d")]
 use dim3 as dim;
+pub mod edges;
+pub mod flee;
 pub mod flock;
 pub mod hash;
-pub mod hunt;
+pub mod hunting;
 mod kernel;
-pub mod lanes;
+mod lanes;
 pub mod math;
 pub mod metrics;
-pub mod motion;
-pub mod neighbour_pass;
-pub mod neighbours;
+mod motion;
+mod neighbour_pass;
+mod neighbours;
+pub mod obstacles;
 mod parallel;
 pub mod params;
 pub mod plugin;
 pub mod population;
-pub mod rts;
-pub mod rules;
+mod rules;
 mod sample;
-pub mod simd;
+pub mod schedule;
+pub mod seek;
+mod simd;
 pub mod spawn;
 pub mod stats;
-mod systems;
-pub mod table;
+pub mod steering;
+pub mod step;
+mod table;
 mod threats;
+pub mod units;
 
-pub use bounds::{Edges, SimulationBounds};
-pub use components::{
-    Acceleration, Arrive, Attractor, Boid, FlockId, HashSlot, Hunter, MaxSpeed, Obstacle, Position,
-    Predator, PreviousPosition, Species, Velocity,
-};
-pub use control::SimulationControl;
-pub use flock::{Flock, FlockMembers, InFlock};
-pub use hash::{HashHit, KNearest, SpatialHash};
-pub use hunt::{BoidCaught, CatchRules, CatchStats, OnCatch};
-pub use kernel::PassCounts;
-pub use metrics::{FlockMetrics, FlockShape, MetricsSettings};
-pub use motion::{MAX_DT, integrate_one, keep_out_of_obstacles};
-pub use neighbour_pass::{FlockForces, flocking_forces, neighbour_sums};
-pub use neighbours::{
-    NeighbourSearch, for_each_neighbour, for_each_neighbour_brute_force, neighbours_of,
-};
-pub use params::{FlockParams, NeighbourMode, ParamIssue};
-pub use plugin::{
-    BoidsPlugins, BoidsSchedule, BoidsSystems, HuntingPlugin, MetricsPlugin, PopulationPlugin,
-    SteeringPlugin, SteeringSystems, StepPlugin, UnitsPlugin,
-};
-pub use population::{FlockPopulation, Population, ResetFlock};
-pub use rts::{MoveOrder, OrderMarker, Selected, Unit, UnitCommand, UnitSettings};
-pub use rules::NeighbourSums;
-pub use sample::CANDIDATE_CAP;
-pub use spawn::{FlockIndex, FlockSpawn, spawn_flock};
-pub use stats::FlockStats;
-pub use systems::sync::{TransformInterpolation, TransformSync, heading_rotation};
-pub use table::{FlockRow, FlockTable, Perception};
+pub use motion::MAX_DT;
+pub use prelude::*;
 
-/// `use murmuration_sim::prelude::*;` brings the plugins, the components and the resources.
+/// `use murmuration_sim::prelude::*;` brings what a game types every day: the plugins, the
+/// components of boids, flocks and what they meet, and the resources that set them up.
 pub mod prelude {
+    #[cfg(feature = "3d")]
+    pub use crate::math::Box3;
     pub use crate::{
-        Acceleration, Arrive, Attractor, Boid, BoidCaught, BoidsPlugins, BoidsSchedule,
-        BoidsSystems, CatchRules, CatchStats, Edges, Flock, FlockId, FlockIndex, FlockMembers,
-        FlockMetrics, FlockParams, FlockPopulation, FlockShape, FlockSpawn, FlockStats, FlockTable,
-        HashSlot, Hunter, HuntingPlugin, InFlock, MaxSpeed, MetricsPlugin, MetricsSettings,
-        MoveOrder, NeighbourMode, NeighbourSearch, Obstacle, OnCatch, OrderMarker, Population,
-        PopulationPlugin, Position, Predator, ResetFlock, Selected, SimulationBounds,
-        SimulationControl, SpatialHash, Species, SteeringPlugin, SteeringSystems, StepPlugin, Unit,
-        UnitCommand, UnitSettings, UnitsPlugin, Velocity,
+        bounds::SimulationBounds,
+        components::{Acceleration, Boid, MaxSpeed, Position, Species, Velocity},
+        flee::Predator,
+        flock::{Flock, InFlock},
+        hunting::{BoidCaught, CatchRules, Hunter},
+        obstacles::Obstacle,
+        params::FlockParams,
+        plugin::{BoidsPlugin, BoidsPlugins},
+        population::{FlockPopulation, Population},
+        schedule::BoidsSystems,
+        seek::Attractor,
+        spawn::FlockSpawn,
+        units::{Arrive, Unit, UnitCommand},
     };
+}
+
+/// What the benchmarks, the harness, the tests and the drawing crates reach inside the
+/// simulation for. Not part of the API: it changes without notice.
+#[doc(hidden)]
+pub mod internal {
+    pub use crate::components::{FlockId, HashSlot};
+    pub use crate::dim::*;
+    pub use crate::hash::{key, occupied_box};
+    pub use crate::kernel::PassCounts;
+    pub use crate::lanes::{Coords, Lanes, Real};
+    pub use crate::motion::{integrate_one, keep_out_of_obstacles, previous_position};
+    pub use crate::neighbour_pass::{FlockForces, flocking_forces, neighbour_sums};
+    pub use crate::neighbours::{
+        NeighbourSearch, for_each_neighbour, for_each_neighbour_brute_force, in_view,
+        neighbours_of, slot_nearest,
+    };
+    pub use crate::rules::{
+        Candidate, NeighbourSums, Observer, accumulate, accumulate_coincident, view_cos,
+    };
+    pub use crate::sample::CANDIDATE_CAP;
+    pub use crate::simd::{SIMD_VAR, build_name, portable};
+    pub use crate::table::{FlockRow, FlockTable, Perception};
 }

@@ -18,9 +18,54 @@ use crate::flock::Flock;
 use crate::hash::SpatialHash;
 use crate::math::{Vector, per_axis};
 use crate::parallel::{Parts, for_each_part, pool, run_each, workers};
+use crate::schedule::{AfterMove, schedule_of};
 use crate::stats::FlockStats;
 use crate::table::{FlockRow, FlockTable};
 
+/// Measures the flocks' shapes every [`MetricsSettings::every`] steps: [`FlockMetrics`] for the
+/// default flock, [`FlockShape`] on each [`Flock`].
+#[derive(Debug, Clone, Default)]
+pub struct MetricsPlugin;
+
+impl Plugin for MetricsPlugin {
+    fn is_unique(&self) -> bool {
+        // Added twice, the second does nothing (see `StepPlugin`).
+        false
+    }
+
+    fn build(&self, app: &mut App) {
+        if app.is_plugin_added::<Self>() {
+            return;
+        }
+        let schedule = schedule_of(app, "MetricsPlugin");
+        if app
+            .try_register_required_components::<Flock, FlockShape>()
+            .is_err()
+        {
+            // A `Flock` spawned before the plugin: Bevy no longer lets `FlockShape` become
+            // required, so the flocks there get it now and those to come from an observer.
+            let world = app.world_mut();
+            let flocks: Vec<Entity> = world
+                .query_filtered::<Entity, (With<Flock>, Without<FlockShape>)>()
+                .iter(world)
+                .collect();
+            for flock in flocks {
+                world.entity_mut(flock).insert(FlockShape::default());
+            }
+            app.add_observer(|add: On<Add, Flock>, mut commands: Commands| {
+                commands
+                    .entity(add.entity)
+                    .insert_if_new(FlockShape::default());
+            });
+        }
+        app.register_type::<FlockMetrics>()
+            .register_type::<FlockShape>()
+            .register_type::<MetricsSettings>()
+            .init_resource::<FlockMetrics>()
+            .init_resource::<MetricsSettings>()
+            .add_systems(schedule, refresh_metrics.in_set(AfterMove::Measure));
+    }
+}
 /// The boids a measure describes: every boid of a hash, or the boids of one flock.
 #[derive(Debug, Clone, Copy)]
 pub struct Members<'a> {
@@ -432,7 +477,7 @@ pub(crate) fn refresh_metrics(
     stats: Res<FlockStats>,
     hash: Res<SpatialHash>,
     table: Res<FlockTable>,
-    bounds: Res<crate::systems::prepare::StepBounds>,
+    bounds: Res<crate::bounds::StepBounds>,
     mut metrics: ResMut<FlockMetrics>,
     mut flocks: Query<(Entity, &mut FlockShape), With<Flock>>,
     mut scratch: Local<MetricsScratch>,
@@ -463,7 +508,7 @@ mod tests {
         mean_nearest_neighbour_distance, share_closer_than,
     };
     use crate::math::{Vector, region, xyz};
-    use crate::{SimulationBounds, SpatialHash};
+    use crate::{bounds::SimulationBounds, hash::SpatialHash};
 
     /// The groups [`groups`] finds in parts on every thread, linking into one union-find at
     /// once, are those of a plain union-find over the same pairs on one thread: on flocks of

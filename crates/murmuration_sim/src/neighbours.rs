@@ -5,15 +5,18 @@
 
 use bevy::prelude::*;
 
-use crate::behaviours::{in_view, tie_break};
 use crate::block::Block;
 use crate::bounds::SimulationBounds;
 use crate::hash::{HashHit, KNearest, SpatialHash};
 use crate::lanes::Coords;
 use crate::math::Vector;
 use crate::params::NeighbourMode;
-use crate::rules::{self, Candidate, NeighbourSums, Observer, accumulate_coincident};
+use crate::rules::{
+    self, Candidate, NeighbourSums, Observer, VIEW_ALL, VIEW_NARROW, VIEW_WIDE,
+    accumulate_coincident, view_kind,
+};
 use crate::sample::{Sample, weight};
+use crate::steering::tie_break;
 use crate::table::{FlockTable, Perception};
 
 /// How the flocking rules find each boid's neighbours.
@@ -30,6 +33,29 @@ pub enum NeighbourSearch {
     Grid,
     /// Every other boid.
     BruteForce,
+}
+
+/// Field of view: `dot(d, v) / (|d| |v|) >= view_cos`, without a square root or division
+/// ([`rules::in_view`] for one boid).
+///
+/// A boid that does not move (`v = 0`) sees all around, and so does one with `view_cos <= -1`.
+#[inline]
+pub fn in_view(d: Vector, v: Vector, view_cos: f32) -> bool {
+    let d = Coords::of(d);
+    let d2 = d.length_squared();
+    let o = Observer::new(
+        Coords::zero(),
+        Coords::of(v),
+        0,
+        0.0,
+        0.0,
+        view_cos * view_cos,
+    );
+    match view_kind(view_cos) {
+        VIEW_ALL => true,
+        VIEW_NARROW => rules::in_view::<f32, VIEW_NARROW>(&o, d, d2),
+        _ => rules::in_view::<f32, VIEW_WIDE>(&o, d, d2),
+    }
 }
 
 /// Calls `f` for every neighbour of the boid in `slot` of the frozen hash, in hash order, and

@@ -1,5 +1,17 @@
-//! [`FlockParams`]: every tunable of the flock, its presets, and the one place they are validated.
+//! [`FlockParams`]: what a flock is (its speeds, radii and the weights of its rules), its
+//! presets, and the one place they are checked.
+//!
+//! A flock's parameters are what differs between animals: how fast they fly, how far they see,
+//! how they keep with each other, and how they answer a predator and a lure. The flee radius and
+//! weight and the seek weight are here for that reason: sheep and swallows flee from further off
+//! than starlings do, and in the `sky` example swallows ignore the roost that pulls the
+//! starlings. What is the same for every flock lives with its behaviour: the edges in
+//! [`SimulationBounds`](crate::SimulationBounds), the berth kept from obstacles in
+//! [`ObstacleSettings`](crate::obstacles::ObstacleSettings), the units' arrive in
+//! [`UnitSettings`](crate::units::UnitSettings), the hunters' chase in
+//! [`HuntSettings`](crate::hunting::HuntSettings).
 
+use bevy::ecs::component::Mutable;
 use bevy::prelude::*;
 
 /// How a boid picks the neighbours it reacts to.
@@ -28,8 +40,9 @@ impl NeighbourMode {
     pub const TOPOLOGICAL_REACH: f32 = 2.0;
 }
 
-/// Every tunable of a flock: as a resource, the default flock's (every boid in no
-/// [`Flock`](crate::Flock)); in a [`Flock`](crate::Flock), that flock's. Change it at run time
+/// What a flock is: its speeds, radii and the weights of its rules. As a resource, the default
+/// flock's (every boid in no [`Flock`](crate::Flock)); in a [`Flock`](crate::Flock), that
+/// flock's. Change it at run time
 /// and its boids follow on the next step.
 ///
 /// Distances are in world units, speeds in units per second, forces in units per second squared,
@@ -60,7 +73,7 @@ pub struct FlockParams {
     /// How much crowding a boid bears before its pulls toward the others give way, as the sum of
     /// `(separation_distance / d)^2` over its neighbours closer than the separation distance
     /// (one neighbour at half the distance is 4; six at 0.8 of it, as in a packed honeycomb,
-    /// about 9). From this crowding on, cohesion and an [`Attractor`](crate::Attractor)'s pull
+    /// about 9). From this crowding on, cohesion and an [`Attractor`](crate::seek::Attractor)'s pull
     /// weaken, and at twice it they are gone, so a pull no longer crushes the flock (a flock of
     /// 100,000 pulled to one point still tightens somewhat toward its middle; see
     /// [`give_way`](crate::rules::give_way)). 0 (the default) turns this off: the tutorial's rule
@@ -71,21 +84,12 @@ pub struct FlockParams {
     pub field_of_view: f32,
     /// Metric or topological neighbours. Default [`NeighbourMode::Radius`].
     pub neighbour_mode: NeighbourMode,
-    /// Boids start to steer away from an obstacle this far from its edge, units. Tutorial
-    /// default 30.
-    pub avoid_distance: f32,
-    /// Weight of obstacle avoidance; keep it above separation. Tutorial default 3.
-    pub obstacle_weight: f32,
-    /// Boids flee a [`Predator`](crate::Predator) within this distance, units. Tutorial default 100.
+    /// Boids flee a [`Predator`](crate::flee::Predator) within this distance, units. Tutorial default 100.
     pub flee_radius: f32,
     /// Weight of fleeing. Tutorial default 4.
     pub flee_weight: f32,
-    /// Weight of seeking an [`Attractor`](crate::Attractor). Default 1.
+    /// Weight of seeking an [`Attractor`](crate::seek::Attractor). Default 1.
     pub seek_weight: f32,
-    /// Weight of [`Arrive`](crate::Arrive). Tutorial default 1.
-    pub arrive_weight: f32,
-    /// Weight of a [`Hunter`](crate::Hunter) seeking its prey. Default 1.
-    pub hunt_weight: f32,
 }
 
 impl Default for FlockParams {
@@ -102,13 +106,9 @@ impl Default for FlockParams {
             crowding_comfort: 0.0,
             field_of_view: 270.0,
             neighbour_mode: NeighbourMode::Radius,
-            avoid_distance: 30.0,
-            obstacle_weight: 3.0,
             flee_radius: 100.0,
             flee_weight: 4.0,
             seek_weight: 1.0,
-            arrive_weight: 1.0,
-            hunt_weight: 1.0,
         }
     }
 }
@@ -223,9 +223,8 @@ impl FlockParams {
     /// Clamps every value into its valid range and reports what it changed.
     ///
     /// The rules: a non-finite value becomes its default; `max_speed` and `perception_radius` are
-    /// at least [`FlockParams::MIN_DISTANCE`]; `avoid_distance` too, as it divides; `max_force`,
-    /// `min_speed`, `separation_distance`, `flee_radius` and `crowding_comfort` are not negative; `min_speed` is at
-    /// most `max_speed`; `separation_distance` at most `perception_radius` (a boid cannot keep
+    /// at least [`FlockParams::MIN_DISTANCE`]; `max_force`, `min_speed`, `separation_distance`,
+    /// `flee_radius` and `crowding_comfort` are not negative; `min_speed` is at most `max_speed`; `separation_distance` at most `perception_radius` (a boid cannot keep
     /// away from what it does not see); `field_of_view` is within `0..=360`; topological `k` within
     /// `1..=`[`NeighbourMode::MAX_K`]. Weights may be any finite number (a negative weight
     /// inverts a rule). An empty list means nothing changed.
@@ -233,19 +232,7 @@ impl FlockParams {
         let defaults = Self::default();
         let mut issues = Vec::new();
         let mut check = |field: &'static str, value: &mut f32, default: f32, lo: f32, hi: f32| {
-            let fixed = if value.is_finite() {
-                value.clamp(lo, hi)
-            } else {
-                default.clamp(lo, hi)
-            };
-            if fixed != *value {
-                issues.push(ParamIssue {
-                    field,
-                    given: *value,
-                    used: fixed,
-                });
-                *value = fixed;
-            }
+            ParamIssue::check(&mut issues, field, value, default, lo..=hi);
         };
         let inf = f32::INFINITY;
         let min = Self::MIN_DISTANCE;
@@ -294,13 +281,6 @@ impl FlockParams {
             360.0,
         );
         check(
-            "avoid_distance",
-            &mut self.avoid_distance,
-            defaults.avoid_distance,
-            min,
-            inf,
-        );
-        check(
             "flee_radius",
             &mut self.flee_radius,
             defaults.flee_radius,
@@ -330,19 +310,8 @@ impl FlockParams {
                 &mut self.cohesion_weight,
                 defaults.cohesion_weight,
             ),
-            (
-                "obstacle_weight",
-                &mut self.obstacle_weight,
-                defaults.obstacle_weight,
-            ),
             ("flee_weight", &mut self.flee_weight, defaults.flee_weight),
             ("seek_weight", &mut self.seek_weight, defaults.seek_weight),
-            (
-                "arrive_weight",
-                &mut self.arrive_weight,
-                defaults.arrive_weight,
-            ),
-            ("hunt_weight", &mut self.hunt_weight, defaults.hunt_weight),
         ];
         for (field, value, default) in weights {
             check(field, value, default, -inf, inf);
@@ -376,6 +345,67 @@ pub struct ParamIssue {
     pub given: f32,
     /// What the simulation uses instead.
     pub used: f32,
+}
+
+impl ParamIssue {
+    /// Clamps `value` into `range`, a non-finite one becoming `default` (clamped too), and
+    /// notes in `issues` what it changed: the one check every setting's `validate` is made of.
+    pub(crate) fn check(
+        issues: &mut Vec<ParamIssue>,
+        field: &'static str,
+        value: &mut f32,
+        default: f32,
+        range: core::ops::RangeInclusive<f32>,
+    ) {
+        let (lo, hi) = (*range.start(), *range.end());
+        let fixed = if value.is_finite() {
+            value.clamp(lo, hi)
+        } else {
+            default.clamp(lo, hi)
+        };
+        if fixed != *value {
+            issues.push(ParamIssue {
+                field,
+                given: *value,
+                used: fixed,
+            });
+            *value = fixed;
+        }
+    }
+}
+
+/// Settings that check themselves: clamp bad values into range and say what they changed.
+pub trait Validate {
+    /// Clamps every value into its valid range and reports what it changed (nothing: empty).
+    fn validate(&mut self) -> Vec<ParamIssue>;
+}
+
+/// Warns once about the values `validate` changed in `what`.
+pub(crate) fn warn_issues(what: &str, issues: &[ParamIssue]) {
+    let list: Vec<String> = issues.iter().map(ToString::to_string).collect();
+    warn!("bevy_murmuration: {what}: {}", list.join("; "));
+}
+
+/// Validates the settings resource `T` after each change, writes the clamped values back
+/// (without marking it changed again) and warns once per change.
+pub(crate) fn validate_on_change<T>(settings: Option<ResMut<T>>)
+where
+    T: Resource + Component<Mutability = Mutable> + Validate + Clone,
+{
+    let Some(mut settings) = settings else { return };
+    if !settings.is_changed() {
+        return;
+    }
+    let mut fixed = settings.clone();
+    let issues = fixed.validate();
+    if !issues.is_empty() {
+        let name = core::any::type_name::<T>()
+            .rsplit("::")
+            .next()
+            .unwrap_or("settings");
+        warn_issues(name, &issues);
+        *settings.bypass_change_detection() = fixed;
+    }
 }
 
 impl core::fmt::Display for ParamIssue {

@@ -8,7 +8,32 @@ use crate::bounds::SimulationBounds;
 use crate::components::{Boid, Species};
 use crate::flock::{Flock, InFlock};
 use crate::math::Region;
+use crate::schedule::{BoidsSystems, schedule_of};
 use crate::spawn::{FlockIndex, FlockSpawn};
+
+/// Keeps seeded flocks at the size their [`FlockPopulation`] asks (the resource for the default
+/// flock, [`Population`] on a [`Flock`]), and answers [`ResetFlock`].
+#[derive(Debug, Clone, Default)]
+pub struct PopulationPlugin;
+
+impl Plugin for PopulationPlugin {
+    fn is_unique(&self) -> bool {
+        // Added twice, the second does nothing (see `StepPlugin`).
+        false
+    }
+
+    fn build(&self, app: &mut App) {
+        if app.is_plugin_added::<Self>() {
+            return;
+        }
+        let schedule = schedule_of(app, "PopulationPlugin");
+        app.register_type::<FlockPopulation>()
+            .register_type::<Population>()
+            .add_message::<ResetFlock>()
+            // Before `First`, so a user's systems there already see the flock at its size.
+            .add_systems(schedule, maintain_population.before(BoidsSystems::First));
+    }
+}
 
 /// The default flock the app wants: `count` seeded boids over `species` species. While this
 /// resource exists, a system before [`BoidsSystems::First`](crate::BoidsSystems::First) spawns

@@ -55,6 +55,18 @@ pub fn view_kind(view_cos: f32) -> u8 {
     }
 }
 
+/// The cosine threshold of a field of view of `fov_degrees`: a neighbour is visible when the
+/// cosine of the angle between the heading and the direction to it is at least this. `-1` (all
+/// around) at 360 degrees and above.
+#[inline]
+pub fn view_cos(fov_degrees: f32) -> f32 {
+    if fov_degrees >= 360.0 {
+        -1.0
+    } else {
+        (fov_degrees.max(0.0) * 0.5).to_radians().cos()
+    }
+}
+
 /// The boid whose neighbours are being summed, as the rules see it, with its flock's
 /// perception.
 #[derive(Debug, Clone, Copy)]

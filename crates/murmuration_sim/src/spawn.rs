@@ -20,13 +20,14 @@ use crate::params::FlockParams;
 ///
 /// The command spawns them in one batch along a Z-order curve over `region`, not in index
 /// order, so that the ECS table starts out in about the order of the
-/// [`SpatialHash`](crate::SpatialHash): the passes that go from one to the other (the hash's
+/// [`SpatialHash`](crate::hash::SpatialHash): the passes that go from one to the other (the hash's
 /// scatter, the forces handed back to each boid) then touch memory nearly in sequence. Boids
 /// never leave their table, so the order lasts as long as the flock keeps its neighbourhoods.
 ///
 /// ```
 /// # use bevy::prelude::*;
-/// # use murmuration_sim::prelude::*;
+#[cfg_attr(feature = "2d", doc = "# use murmuration_sim::prelude::*;")]
+#[cfg_attr(feature = "3d", doc = "# use murmuration_sim3d::prelude::*;")]
 /// fn setup(mut commands: Commands) {
 ///     commands.queue(FlockSpawn::new(500, 42).with_species(2));
 /// }

@@ -8,9 +8,9 @@
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 
-use crate::behaviours::view_cos;
 use crate::components::FlockId;
 use crate::params::{FlockParams, NeighbourMode};
+use crate::rules::view_cos;
 use crate::rules::{Weights, view_kind};
 
 /// One flock's parameters as the simulation's hot path reads them: validated, and every
@@ -43,20 +43,12 @@ pub struct FlockRow {
     /// Separation, alignment and cohesion weights.
     #[reflect(ignore)]
     pub weights: Weights<f32>,
-    /// Obstacle avoidance reach beyond an obstacle's radius.
-    pub avoid_distance: f32,
-    /// Weight of obstacle avoidance.
-    pub obstacle_weight: f32,
     /// Distance within which boids flee a predator.
     pub flee_radius: f32,
     /// Weight of fleeing.
     pub flee_weight: f32,
     /// Weight of seeking an attractor.
     pub seek_weight: f32,
-    /// Weight of arrive.
-    pub arrive_weight: f32,
-    /// Weight of a hunter's chase.
-    pub hunt_weight: f32,
 }
 
 impl FlockRow {
@@ -86,13 +78,9 @@ impl FlockRow {
                     0.0
                 },
             },
-            avoid_distance: params.avoid_distance,
-            obstacle_weight: params.obstacle_weight,
             flee_radius: params.flee_radius,
             flee_weight: params.flee_weight,
             seek_weight: params.seek_weight,
-            arrive_weight: params.arrive_weight,
-            hunt_weight: params.hunt_weight,
         }
     }
 

@@ -16,13 +16,13 @@ use core::ops::Range;
 
 use bevy::prelude::Entity;
 
-use crate::behaviours::{flee_direction, tie_break};
 use crate::block::Block;
 use crate::hash::{HashHit, SpatialHash, stride_for};
 use crate::lanes::{Coords, Lanes, Real};
 use crate::math::{DIM, IVector, UVector, Vector};
 use crate::rules;
 use crate::simd::out_of_line;
+use crate::steering::{flee_direction, tie_break};
 
 /// Boids a chunk of lanes holds.
 const LANES: usize = 8;

@@ -1,0 +1,106 @@
+//! Where the pointer is in the 2D world ([`PointerPosition`], for the shared
+//! [`controls`](crate::controls)): the mouse cursor, else the first touch, through the
+//! [`WorldView`]; and what only 2D has: a click (or tap) that places or removes an obstacle.
+
+use bevy::input::touch::Touches;
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+use murmuration_sim::prelude::*;
+
+use super::view::WorldView;
+use crate::RenderSystems;
+use crate::controls::{FlockControls, InputBlocked, PointerPosition, ViewInsets};
+
+/// The one-line help the examples show.
+pub const HELP: &str = "Mouse: predator (or attractor)   Click: place / remove obstacle   \
+     Space: pause   .: step   R: reset   H: hide panel";
+
+/// Adds the 2D side of [`BoidsControlsPlugin`](crate::BoidsControlsPlugin).
+pub(crate) fn build(app: &mut App) {
+    app.register_type::<WorldView>()
+        .add_systems(Update, update_world_view.in_set(RenderSystems::View))
+        .add_systems(Update, click_obstacles.in_set(RenderSystems::Controls));
+}
+
+/// Where the pointer is in the world: the mouse cursor, else the first touch.
+pub fn pointer_world(window: &Window, touches: Option<&Touches>, view: &WorldView) -> Option<Vec2> {
+    window
+        .cursor_position()
+        .or_else(|| touches.and_then(Touches::first_pressed_position))
+        .map(|p| view.cursor_to_world(p))
+}
+
+/// Keeps [`PointerPosition`] at the pointer.
+pub(crate) fn track_pointer(
+    mut pointer: ResMut<PointerPosition>,
+    view: Option<Res<WorldView>>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    touches: Option<Res<Touches>>,
+) {
+    let at = match (window.single(), view) {
+        (Ok(window), Some(view)) => pointer_world(window, touches.as_deref(), &view),
+        _ => None,
+    };
+    pointer.set_if_neq(PointerPosition(at));
+}
+
+/// Keeps the [`WorldView`] up to date without a renderer (the view module does it with one).
+pub(crate) fn update_world_view(
+    mut commands: Commands,
+    bounds: Res<SimulationBounds>,
+    insets: Res<ViewInsets>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    view: Option<Res<WorldView>>,
+) {
+    if let Ok(window) = window.single() {
+        let fitted = WorldView::fit(bounds.rect, window.size(), insets.left);
+        if view.as_deref() != Some(&fitted) {
+            commands.insert_resource(fitted);
+        }
+    }
+}
+
+/// A click (or tap) on empty space places an obstacle; on an obstacle, removes it.
+pub(crate) fn click_obstacles(
+    mut commands: Commands,
+    controls: Res<FlockControls>,
+    blocked: Res<InputBlocked>,
+    buttons: Res<ButtonInput<MouseButton>>,
+    touches: Option<Res<Touches>>,
+    view: Option<Res<WorldView>>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    obstacles: Query<(Entity, &Position, &Obstacle)>,
+) {
+    if !controls.click_obstacles || blocked.pointer {
+        return;
+    }
+    let (Ok(window), Some(view)) = (window.single(), view) else {
+        return;
+    };
+    let tap = touches
+        .as_deref()
+        .and_then(|t| t.iter_just_pressed().next().map(|touch| touch.position()));
+    let screen = if buttons.just_pressed(MouseButton::Left) {
+        window.cursor_position()
+    } else {
+        tap
+    };
+    let Some(point) = screen.map(|p| view.cursor_to_world(p)) else {
+        return;
+    };
+    let hit = obstacles
+        .iter()
+        .find(|(_, position, obstacle)| position.distance(point) <= obstacle.radius);
+    match hit {
+        Some((entity, ..)) => commands.entity(entity).despawn(),
+        None => {
+            commands.spawn((
+                Name::new("Obstacle"),
+                Obstacle {
+                    radius: controls.obstacle_radius,
+                },
+                Position(point),
+            ));
+        }
+    }
+}
