@@ -120,7 +120,7 @@ impl StressFlock {
             .max(400.0)
     }
 
-    /// A square (in 3D a cube) wrapping world of [`Self::side`].
+    /// A square (in 3D a cube) wrapping world, `side` units across.
     pub fn bounds(&self) -> SimulationBounds {
         SimulationBounds::wrap(Region::from_corners(
             Vector::ZERO,

@@ -1,5 +1,4 @@
-//! [`ColourMode`]: how boids are coloured, in 2D and in 3D (`murmuration_render3d` builds this
-//! file too, so the two drawings offer the same choices).
+//! [`ColourMode`]: how boids are coloured, the same choices in 2D and in 3D.
 
 use bevy::prelude::*;
 
@@ -13,7 +12,7 @@ pub enum ColourMode {
     /// One colour per species, from [`FlockLook::palette`](crate::FlockLook::palette).
     Species,
     /// One colour per flock, from [`FlockLook::palette`](crate::FlockLook::palette) by the flock's
-    /// [`FlockId`](murmuration_sim::FlockId) (the default flock takes the first).
+    /// flock's row (the default flock takes the first).
     Flock,
     /// Every boid in [`FlockLook::single`](crate::FlockLook::single).
     Single,

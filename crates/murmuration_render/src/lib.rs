@@ -6,10 +6,9 @@
 //! [`BoidsRenderPlugin`] draws the flock as [`FlockLook`] says, coloured by heading, species,
 //! flock or one colour ([`ColourMode`]), and adds the pointer and key controls
 //! ([`controls`]: the mouse as a predator or an attractor, hunters on demand, pause, step,
-//! reset) and, with feature `debug`, the gizmo overlays ([`debug`]). In 2D every boid is a
+//! reset) and, with feature `debug`, the gizmo overlays ([`debug`](mod@debug)). In 2D every boid is a
 //! batched sprite with a fading trail, and the view fits the simulation bounds; in 3D every boid
-//! is a low-poly mesh banking into its turns, seen through an [`OrbitCamera`](crate::OrbitCamera)
-//! of the game's.
+//! is a low-poly mesh banking into its turns, seen through an `OrbitCamera` of the game's.
 //!
 #![cfg_attr(feature = "2d", doc = "```no_run")]
 #![cfg_attr(feature = "2d", doc = "use murmuration_render::prelude::*;")]
@@ -113,7 +112,7 @@ pub enum RenderSystems {
 /// simulation's steps goes in the schedule the simulation runs in.
 ///
 /// In 2D it brings its cameras (a view that fits the simulation bounds); in 3D the game spawns
-/// a `Camera3d` with an [`OrbitCamera`](crate::OrbitCamera), and its lights.
+/// a `Camera3d` with an `OrbitCamera`, and its lights.
 #[derive(Debug, Clone)]
 pub struct BoidsRenderPlugin {
     /// How the flock looks.

@@ -77,7 +77,7 @@ pub struct Species(pub u16);
 #[reflect(Component, Debug, Clone)]
 pub struct MaxSpeed(pub f32);
 
-/// A boid's index into the [`SpatialHash`](crate::SpatialHash) arrays for the current step.
+/// A boid's index into the [`SpatialHash`](crate::hash::SpatialHash) arrays for the current step.
 ///
 /// Written by the hash build; steering systems use it to find their own entry (and to skip it
 /// among their neighbours). [`HashSlot::NONE`] until the boid's first step.
@@ -100,7 +100,7 @@ impl Default for HashSlot {
 /// flock whose limits they fly by).
 pub(crate) type Agents = With<FlockId>;
 
-/// Which row of the [`FlockTable`](crate::FlockTable) a boid or hunter flies by: its flock's. Kept by the plugin
+/// Which row of the flock table a boid or hunter flies by: its flock's. Kept by the plugin
 /// from [`InFlock`](crate::InFlock) (0, the default flock, without it); read it, do not set it.
 #[derive(
     Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Deref,

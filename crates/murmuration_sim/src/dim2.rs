@@ -14,7 +14,7 @@ pub fn left_of<R: Real>(v: Coords<R>) -> Coords<R> {
 }
 
 /// A unit vector for the `i`-th of a series, the series spread evenly around the circle (each
-/// the golden angle on from the last): the directions [`tie_break`](crate::behaviours::tie_break)
+/// the golden angle on from the last): the directions [`tie_break`](crate::steering::tie_break)
 /// pushes boids on one spot apart along.
 #[inline]
 pub fn spread_direction(i: usize) -> Vec2 {

@@ -25,7 +25,7 @@ pub fn left_of<R: Real>(v: Coords<R>) -> Coords<R> {
 
 /// A unit vector for the `i`-th of a series, the series spread evenly over the sphere (a
 /// Fibonacci spiral: heights evenly spaced, each the golden angle round from the last): the
-/// directions [`tie_break`](crate::behaviours::tie_break) pushes boids on one spot apart along.
+/// directions [`tie_break`](crate::steering::tie_break) pushes boids on one spot apart along.
 #[inline]
 pub fn spread_direction(i: usize) -> Vec3 {
     let t = i as f32;

@@ -1,6 +1,6 @@
 //! Turning back at the edges of the world: inside the margin of
-//! [`Edges::TurnBack`](crate::bounds::Edges::TurnBack), a boid steers toward the inside
-//! ([`turn_back_direction`]); under [`Edges::Wrap`](crate::bounds::Edges::Wrap) it does
+//! [`Edges::TurnBack`], a boid steers toward the inside
+//! ([`turn_back_direction`]); under [`Edges::Wrap`] it does
 //! nothing, as the world has no edge.
 //!
 //! Its settings (the margin and the weight) are part of

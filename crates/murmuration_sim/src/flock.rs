@@ -42,7 +42,7 @@ use crate::table::FlockTable;
 /// [`FlockParams::validate`], which clamps bad values with one warning).
 ///
 /// It brings a [`Name`] (for logs and the settings panel) and [`FlockMembers`]; with
-/// [`MetricsPlugin`](crate::MetricsPlugin), also its
+/// [`MetricsPlugin`](crate::metrics::MetricsPlugin), also its
 /// [`FlockShape`](crate::metrics::FlockShape).
 #[derive(Component, Reflect, Debug, Clone, Default, PartialEq)]
 #[reflect(Component, Default, Debug, Clone)]

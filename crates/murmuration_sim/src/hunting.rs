@@ -1,6 +1,5 @@
 //! Hunters: a [`Hunter`] chases the nearest boid, found through the spatial hash, at its own
-//! top speed ([`MaxSpeed`](crate::MaxSpeed)), and the boids flee it (it is a
-//! [`Predator`](crate::flee::Predator)). While the [`CatchRules`] resource exists, a hunter that
+//! top speed ([`MaxSpeed`]), and the boids flee it (it is a [`Predator`]). While the [`CatchRules`] resource exists, a hunter that
 //! comes within the catch radius of a boid catches it ([`BoidCaught`], [`CatchStats`]), rests a
 //! moment, then hunts again.
 //!
@@ -9,11 +8,10 @@
 
 use std::collections::VecDeque;
 
+use bevy::ecs::change_detection::ContiguousMut;
 use bevy::prelude::*;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
-
-use bevy::ecs::change_detection::ContiguousMut;
 
 use crate::bounds::SimulationBounds;
 use crate::components::{
@@ -67,7 +65,7 @@ impl Plugin for HuntingPlugin {
 #[reflect(Resource, Default, Debug, Clone)]
 pub struct HuntSettings {
     /// Weight of a hunter's steering toward its prey (its top speed is its own
-    /// [`MaxSpeed`](crate::MaxSpeed), its largest force its flock's). Default 1.
+    /// [`MaxSpeed`], its largest force its flock's). Default 1.
     pub weight: f32,
 }
 
@@ -98,7 +96,7 @@ impl Default for HuntSettings {
 pub struct Hunter {
     /// The boid it chased this step (the nearest one), written by the hunt system.
     pub prey: Option<Entity>,
-    /// Seconds of rest left after a catch (see [`CatchRules`](crate::CatchRules)); a resting
+    /// Seconds of rest left after a catch (see [`CatchRules`]); a resting
     /// hunter brakes and does not chase.
     pub resting: f32,
 }

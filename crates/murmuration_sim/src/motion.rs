@@ -141,7 +141,7 @@ pub fn delta<R: Real>(from: Coords<R>, to: Coords<R>, world: &World<R>) -> (Coor
     (d, general)
 }
 
-/// [`integrate`] for one entity, far wraps included: its new position and velocity.
+/// `integrate` for one entity, far wraps included: its new position and velocity.
 #[inline]
 pub fn integrate_one(
     p: Vector,
@@ -172,7 +172,7 @@ pub fn integrate_one(
 }
 
 /// Where an entity that moved from `old` to `new` was, seen from `new`: the old position's image
-/// nearest the new one (across the seam if it wrapped), for [`PreviousPosition`](crate::PreviousPosition).
+/// nearest the new one (across the seam if it wrapped), for [`PreviousPosition`](crate::components::PreviousPosition).
 #[inline]
 pub fn previous_position(old: Vector, new: Vector, bounds: &SimulationBounds) -> Vector {
     let (d, general) = delta(Coords::of(old), Coords::of(new), &World::new(bounds));

@@ -67,21 +67,21 @@ pub fn neighbour_sums(
     fold_parts((0..n, &mut out[..]), PARTS, part, PassCounts::plus)
 }
 
-/// What the flocking pass gave each boid this step, by its [`HashSlot`](crate::HashSlot): kept
+/// What the flocking pass gave each boid this step, by its hash slot: kept
 /// as a resource for the steering systems after it (an [`Attractor`](crate::Attractor)'s pull
 /// gives way as cohesion does).
 #[derive(Resource, Debug, Clone, Default)]
 pub struct FlockForces {
     /// Its flocking force.
     pub force: Vec<Vector>,
-    /// How far its other pulls give way to its crowding, 0 to 1 ([`give_way`]; always 0 for
+    /// How far its other pulls give way to its crowding, 0 to 1 (`give_way`; always 0 for
     /// units).
     pub give_way: Vec<f32>,
 }
 
 /// Fills `out` with the flocking force of every boid in `hash` (by slot): its
-/// [`NeighbourSums`] as [`neighbour_sums`] finds them, turned into [`flocking_force`] (or
-/// [`unit_force`] for a unit) at its own top speed or its flock's, with its flock's limits and
+/// [`NeighbourSums`] as [`neighbour_sums`] finds them, turned into `flocking_force` (or
+/// `unit_force` for a unit) at its own top speed or its flock's, with its flock's limits and
 /// weights, and how far it gives way to its crowding. Returns what the pass counted.
 pub fn flocking_forces(
     hash: &SpatialHash,

@@ -36,7 +36,7 @@ pub enum NeighbourSearch {
 }
 
 /// Field of view: `dot(d, v) / (|d| |v|) >= view_cos`, without a square root or division
-/// ([`rules::in_view`] for one boid).
+/// (`rules::in_view` for one boid).
 ///
 /// A boid that does not move (`v = 0`) sees all around, and so does one with `view_cos <= -1`.
 #[inline]

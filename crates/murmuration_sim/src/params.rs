@@ -76,7 +76,7 @@ pub struct FlockParams {
     /// about 9). From this crowding on, cohesion and an [`Attractor`](crate::seek::Attractor)'s pull
     /// weaken, and at twice it they are gone, so a pull no longer crushes the flock (a flock of
     /// 100,000 pulled to one point still tightens somewhat toward its middle; see
-    /// [`give_way`](crate::rules::give_way)). 0 (the default) turns this off: the tutorial's rule
+    /// [`metrics`](crate::metrics#why-the-presets-give-way-to-crowding)). 0 (the default) turns this off: the tutorial's rule
     /// exactly, under which a flock pulled together crushes, more the bigger it is.
     pub crowding_comfort: f32,
     /// The angle a boid sees, degrees, centred on its heading; 360 sees all around. Tutorial

@@ -4,7 +4,7 @@
 //! Each part is the plugin of one module: [`StepPlugin`] (the step itself; every other part
 //! needs it), and one plugin per behaviour, each in its own module with its components,
 //! settings and systems. A new behaviour is one module with its plugin, its set in
-//! [`SteeringSystems`](crate::SteeringSystems) (where the order the forces add up in is fixed)
+//! [`SteeringSystems`](crate::schedule::SteeringSystems) (where the order the forces add up in is fixed)
 //! and one line here.
 
 use bevy::app::{FixedUpdate, PluginGroupBuilder};

@@ -36,7 +36,7 @@ impl Plugin for PopulationPlugin {
 }
 
 /// The default flock the app wants: `count` seeded boids over `species` species. While this
-/// resource exists, a system before [`BoidsSystems::First`](crate::BoidsSystems::First) spawns
+/// resource exists, a system before [`BoidsSystems::First`] spawns
 /// or despawns boids of the default flock with a [`FlockIndex`] until there are exactly `count`,
 /// keeps every boid's species at `index % species`, and answers [`ResetFlock`]. A [`Flock`]
 /// entity with a [`Population`] is kept the same way.

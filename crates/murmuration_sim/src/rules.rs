@@ -8,8 +8,10 @@
 //! time), so there is no second copy to keep in step: a lane does exactly what one `f32` does.
 //!
 //! # Adding a rule
-//! A rule is one field of [`NeighbourSums`] and the lines that fill and use it. Say boids should
-//! also steer away from the mean heading of *other* species (a made-up "contrast" rule):
+//! A rule is one field of [`NeighbourSums`], the lines that fill and use it, and its weight,
+//! which goes from [`FlockParams`](crate::FlockParams) to the lanes through the flock's row. Say
+//! boids should also steer away from the mean heading of *other* species (a made-up "contrast"
+//! rule):
 //!
 //! ```ignore
 //! pub struct NeighbourSums<R: Real> {
@@ -22,15 +24,27 @@
 //! let other = near & !R::key_eq(c.key, o.key);
 //! sums.contrast = sums.contrast.add_where(other, c.velocity);
 //!
-//! // In `flocking_force`, with a weight in `FlockParams` and `FlockRow`:
+//! // In `flocking_force`:
 //! let contrast = steer(-s.contrast, v, speed, max_force).scale(w.contrast);
 //! ```
 //!
-//! and, where the compiler asks for it, one line in [`NeighbourSums::total`], which adds up
-//! each field's lanes by name (through the array view, [`NeighbourSums::fields`], LLVM made them
-//! gathers from memory). The kernel's lanes, their totals eight boids at a time and the crowd
-//! sampling pick the new field up from the struct; the tests that compare the builds bit for bit
-//! cover it as they stand.
+//! Every place, in order:
+//! 1. here, [`NeighbourSums`]: the field;
+//! 2. here, [`accumulate`]: what one neighbour adds to it;
+//! 3. here, [`NeighbourSums::total`]: the line that adds up its lanes by name (through the array
+//!    view, [`NeighbourSums::fields`], LLVM made them gathers from memory), where the compiler
+//!    asks for it;
+//! 4. here, [`Weights`] and [`flocking_force`]: the weight's field, and the line that steers by
+//!    the sum;
+//! 5. `params.rs`, `FlockParams`: the weight, its default, and its line in `validate`'s list of
+//!    weights;
+//! 6. `table.rs`, `FlockRow::new`, and `neighbour_pass.rs`, `ForceIn::weights`: the weight into
+//!    the flock's row and from there into lanes;
+//! 7. if it should have a slider, the settings panel (`murmuration_egui`'s `panel.rs`).
+//!
+//! The kernel's lanes, their totals eight boids at a time and the crowd sampling pick the new
+//! field up from the struct; the tests that compare the builds bit for bit cover it as they
+//! stand.
 
 use crate::lanes::{Coords, Lanes, Real, fill};
 
@@ -75,7 +89,7 @@ pub struct Observer<R: Real> {
     pub position: Coords<R>,
     /// Its velocity.
     pub velocity: Coords<R>,
-    /// Its flock and species ([`SpatialHash`](crate::SpatialHash) keys): neighbours with the
+    /// Its flock and species ([`SpatialHash`](crate::hash::SpatialHash) keys): neighbours with the
     /// same key align and cohere with it.
     pub key: R::Key,
     /// Squared perception radius.
@@ -178,7 +192,7 @@ pub struct NeighbourSums<R: Real> {
     pub neighbours: R,
     /// Crowding: the sum of `1 / |p - q|^2` over the same neighbours as separation (closer than
     /// the separation distance, any flock and species). Unlike the separation vector it does
-    /// not cancel out in a crowd that surrounds the boid evenly ([`give_way`]).
+    /// not cancel out in a crowd that surrounds the boid evenly (`give_way`).
     pub crowding: R,
 }
 
@@ -279,7 +293,7 @@ impl NeighbourSums<f32> {
 }
 
 /// What one candidate at delta `d` (`|d|^2 = d2`) adds to the observer's sums where `near` (its
-/// neighbour test, [`sees`], or the topological search's pick): a separation push `-d / d2`
+/// neighbour test, `sees`, or the topological search's pick): a separation push `-d / d2`
 /// where it is closer than the separation distance, whatever its flock and species; its velocity
 /// and delta where it shares the observer's key. `d2` must be above zero where `near` holds (a
 /// boid on the very same spot goes through [`accumulate_coincident`]).
@@ -308,7 +322,7 @@ pub fn accumulate<R: Real>(
 
 /// What a neighbour on exactly the observer's spot adds: a separation push along `tie_break`
 /// (a unit vector that differs between the two, see
-/// [`tie_break`](crate::behaviours::tie_break)) as if it were [`COINCIDENT_DISTANCE`] away, where the separation
+/// [`tie_break`](crate::steering::tie_break)) as if it were `COINCIDENT_DISTANCE` away, where the separation
 /// distance is above zero; its velocity where it shares the observer's key (its delta is zero).
 #[inline]
 pub fn accumulate_coincident(

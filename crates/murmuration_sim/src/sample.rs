@@ -9,7 +9,7 @@ use crate::math::DIM;
 
 /// The most candidates one boid checks in a step, about. Where the block of cells around a boid
 /// holds more (a flock crushed into a few cells, as a predator herds it), the boid checks an
-/// even [`Sample`] of the block's groups of 8 candidates, about this many, and weighs each
+/// even sample of the block's groups of 8 candidates, about this many, and weighs each
 /// neighbour it finds by the block's boids over the boids checked. Alignment and cohesion, which
 /// use means, are unbiased; the separation push and the neighbour count are estimates. A crush
 /// then costs at most about this many checks per boid instead of growing with the square of the

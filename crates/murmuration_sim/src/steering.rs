@@ -28,7 +28,7 @@ pub fn steer_to_velocity(desired: Vector, v: Vector, max_force: f32) -> Vector {
 
 /// Reynolds steering along a direction: `desired = dir / |dir| * speed`,
 /// `force = desired - v`, `|force| <= max_force`. A zero (or non-finite) `dir` gives a zero force.
-/// ([`rules::steer`] for one boid.)
+/// (The crate's `rules::steer` for lanes of boids.)
 #[inline]
 pub fn steer(dir: Vector, v: Vector, speed: f32, max_force: f32) -> Vector {
     rules::steer(Coords::of(dir), Coords::of(v), speed, max_force.max(0.0)).to_vector()
@@ -36,7 +36,7 @@ pub fn steer(dir: Vector, v: Vector, speed: f32, max_force: f32) -> Vector {
 
 /// Flee direction from one threat at delta `d` (from the boid to the threat): `-d / |d|` closer
 /// than `flee_radius`, else zero. Sum over threats and steer along the sum. A boid exactly on
-/// the threat flees along `tie_break()` (only asked for then). ([`rules::flee`] for one threat.)
+/// the threat flees along `tie_break()` (only asked for then). (The crate's `rules::flee` for lanes.)
 #[inline]
 pub fn flee_direction(d: Vector, flee_radius: f32, tie_break: impl FnOnce() -> Vector) -> Vector {
     let (away, on_the_spot) = rules::flee(Coords::of(d), flee_radius * flee_radius);

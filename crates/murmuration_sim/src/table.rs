@@ -36,7 +36,7 @@ pub struct FlockRow {
     pub view_cos: f32,
     /// `view_cos^2`.
     pub view_cos2: f32,
-    /// The field of view's kind ([`VIEW_ALL`](crate::rules::VIEW_ALL) and so on).
+    /// The field of view's kind (all around, narrow or wide).
     pub view: u8,
     /// Metric or topological neighbours.
     pub neighbour_mode: NeighbourMode,

@@ -163,10 +163,10 @@ pub(crate) fn on_add_order_marker(
     ));
 }
 
-/// Mouse controls for strategy-game units (see [`units`]): select, drag-select, Shift, right-click
-/// orders; highlights and markers when [`BoidsRenderPlugin`] draws. Usable headless with a window
+/// Mouse controls for strategy-game units (see `murmuration_sim::units`): select, drag-select, Shift, right-click
+/// orders; highlights and markers when [`BoidsRenderPlugin`](crate::BoidsRenderPlugin) draws. Usable headless with a window
 /// entity and Bevy's input. Turn the flock controls' pointer predator and click-to-place obstacles
-/// off with it ([`FlockControls`]), as they share the left button.
+/// off with it ([`FlockControls`](crate::FlockControls)), as they share the left button.
 #[derive(Debug, Clone, Default)]
 pub struct BoidsUnitControlsPlugin;
 

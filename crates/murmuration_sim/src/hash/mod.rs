@@ -56,7 +56,7 @@ pub fn key(flock: FlockId, species: u16) -> u32 {
 }
 
 /// The bit of a [`key`] that marks a strategy-game unit (a boid with
-/// [`Arrive`](crate::Arrive)): its flocking force is [`unit_force`](crate::rules::unit_force).
+/// [`Arrive`](crate::Arrive)): its flocking force is the units' own (separation only).
 pub const UNIT_KEY: u32 = 1 << 31;
 
 /// One boid found by a [`SpatialHash`] query.
@@ -75,7 +75,7 @@ pub struct HashHit {
 ///
 /// Rebuilt once a step by [`BoidsSystems::BuildHash`](crate::BoidsSystems::BuildHash). Steering
 /// systems read neighbours only from here, never from other entities' components, so no boid sees
-/// a neighbour that already moved this step. Under [`Edges::Wrap`](crate::Edges::Wrap) the grid
+/// a neighbour that already moved this step. Under [`Edges::Wrap`](crate::bounds::Edges::Wrap) the grid
 /// covers the bounds and queries measure to the nearest image across the seam; otherwise it
 /// covers the box the flock occupies this step, so boids outside the bounds are found too.
 #[derive(Resource, Reflect, Debug, Clone, Default)]

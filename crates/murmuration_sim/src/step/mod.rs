@@ -1,12 +1,12 @@
 //! The step itself and its systems, in the order [`BoidsSystems`] runs them; [`StepPlugin`]
 //! adds them. Every behaviour's plugin needs it.
 //!
-//! - [`prepare`]: validate the bounds, repair non-finite state, the run conditions.
-//! - [`build`]: rebuild the [`SpatialHash`].
-//! - [`flocking`]: separation, alignment and cohesion: every boid's neighbour sums, then its
+//! - `prepare`: validate the bounds, repair non-finite state, the run conditions.
+//! - `build`: rebuild the [`SpatialHash`].
+//! - `flocking`: separation, alignment and cohesion: every boid's neighbour sums, then its
 //!   force.
-//! - [`integrate`]: apply the acceleration, clamp the speed, move, wrap or keep in bounds.
-//! - [`sync`]: copy position and heading into `Transform`, outside the step, eight entities at
+//! - `integrate`: apply the acceleration, clamp the speed, move, wrap or keep in bounds.
+//! - `sync`: copy position and heading into `Transform`, outside the step, eight entities at
 //!   a time.
 
 pub(crate) mod build;
@@ -41,7 +41,7 @@ use crate::table::{FlockRow, FlockTable, Perception};
 
 /// The step itself: [`FlockParams`], [`Flock`]s and the [`FlockTable`], validation, the repair
 /// of non-finite state, the [`SpatialHash`], flocking, integration and the transform sync, in
-/// the [`BoidsSystems`] sets. Every other part of [`BoidsPlugins`] needs it.
+/// the [`BoidsSystems`] sets. Every other part of [`BoidsPlugins`](crate::BoidsPlugins) needs it.
 #[derive(Debug, Clone)]
 pub struct StepPlugin {
     pub(crate) schedule: Interned<dyn ScheduleLabel>,
