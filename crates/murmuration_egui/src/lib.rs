@@ -27,7 +27,7 @@ pub use actions::{ActivePreset, PanelAction, Preset, apply_panel_actions};
 pub use panel::{MAX_BOIDS, PANEL_WIDTH, PanelFlock, PanelOptions};
 
 /// Adds the panel (and [`EguiPlugin`] if the app has none yet). Needs the drawing plugin:
-/// `BoidsRenderPlugin`, or `BoidsRender3dPlugin` in 3D.
+/// `BoidsRenderPlugin` (in 2D or in 3D).
 #[derive(Debug, Clone, Default)]
 pub struct BoidsEguiPlugin {
     options: PanelOptions,

@@ -67,7 +67,7 @@ impl Validate for ObstacleSettings {
         );
         ParamIssue::check(
             &mut issues,
-            "obstacle weight",
+            "weight",
             &mut self.weight,
             defaults.weight,
             f32::NEG_INFINITY..=f32::INFINITY,

@@ -1,6 +1,6 @@
 //! Crowds of threats, cell by cell in lanes: each hunter's prey where many hunters are boids
 //! too (every boid a hunter), and each boid's flee direction where many predators are about.
-//! With a few of either, the systems of `systems::forces` check them one by one.
+//! With a few of either, the flee and hunting systems check them one by one.
 //!
 //! The boids come in hash order, so that those of one cell follow each other and share their
 //! block of cells (3x3, 3x3x3 in 3D): of the flock's hash for the prey, of the predators' own
