@@ -42,6 +42,6 @@ fn place_rocks(mut commands: Commands) {
         (250.0, -150.0, 60.0),
         (420.0, 220.0, 30.0),
     ] {
-        commands.spawn((Obstacle { radius }, Position(Vec2::new(x, y))));
+        commands.spawn((Obstacle::round(radius), Position(Vec2::new(x, y))));
     }
 }

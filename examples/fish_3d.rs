@@ -118,7 +118,7 @@ fn setup(
     for (i, (at, radius)) in ROCKS.into_iter().enumerate() {
         commands.spawn((
             Name::new(format!("Rock {i}")),
-            Obstacle { radius },
+            Obstacle::round(radius),
             Position(at),
             Mesh3d(meshes.add(Sphere::new(radius).mesh().ico(2).unwrap())),
             MeshMaterial3d(stone.clone()),

@@ -39,6 +39,6 @@ fn place_obstacles(mut commands: Commands) {
         (145.0, 90.0, 30.0),
         (95.0, -20.0, 25.0),
     ] {
-        commands.spawn((Obstacle { radius }, Position(Vec2::new(x, y))));
+        commands.spawn((Obstacle::round(radius), Position(Vec2::new(x, y))));
     }
 }

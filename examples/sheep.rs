@@ -49,6 +49,6 @@ fn place_trees(mut commands: Commands) {
         (380.0, 200.0, 30.0),
         (300.0, -220.0, 44.0),
     ] {
-        commands.spawn((Obstacle { radius }, Position(Vec2::new(x, y))));
+        commands.spawn((Obstacle::round(radius), Position(Vec2::new(x, y))));
     }
 }

@@ -43,7 +43,7 @@ fn main() -> AppExit {
     app.world_mut()
         .spawn((Hunter::default(), Position(Vec2::new(600.0, 450.0))));
     app.world_mut()
-        .spawn((Obstacle { radius: 50.0 }, Position(Vec2::new(300.0, 300.0))));
+        .spawn((Obstacle::round(50.0), Position(Vec2::new(300.0, 300.0))));
     // One thread: for 1,000 boids handing systems to worker threads costs more than it saves
     // (measured: 0.73 ms a step against 1.6 ms on the default executors).
     use_single_threaded_executors(&mut app);

@@ -106,7 +106,7 @@ fn first_order(mut orders: MessageWriter<UnitCommand>) {
 /// Rocks across the field, one right in the way of a straight march.
 fn place_rocks(mut commands: Commands) {
     for (x, y, radius) in [(0.0, -150.0, 55.0), (60.0, 170.0, 40.0), (260.0, 0.0, 30.0)] {
-        commands.spawn((Obstacle { radius }, Position(Vec2::new(x, y))));
+        commands.spawn((Obstacle::round(radius), Position(Vec2::new(x, y))));
     }
 }
 

@@ -150,7 +150,7 @@ pub mod internal {
     pub use crate::hash::{key, occupied_box};
     pub use crate::kernel::PassCounts;
     pub use crate::lanes::{Coords, Lanes, Real};
-    pub use crate::motion::{integrate_one, keep_out_of_obstacles, previous_position};
+    pub use crate::motion::{integrate_one, previous_position};
     pub use crate::neighbour_pass::{FlockForces, flocking_forces, neighbour_sums};
     pub use crate::neighbours::{
         NeighbourSearch, for_each_neighbour, for_each_neighbour_brute_force, in_view,

@@ -183,38 +183,3 @@ pub fn previous_position(old: Vector, new: Vector, bounds: &SimulationBounds) ->
     };
     new - d
 }
-
-/// Puts a centre that ended up inside a round obstacle back on its rim, and takes away the part
-/// of its velocity that points inward (keeping at least `min_speed`, along the rim). Steering
-/// keeps boids out on its own; this is the guarantee for whatever steering cannot hold off (a
-/// strong arrive or a crowd pushing from behind), and it lets a unit pressed against an obstacle
-/// slide round its rim.
-#[inline]
-pub fn keep_out_of_obstacles(
-    mut p: Vector,
-    mut v: Vector,
-    min_speed: f32,
-    obstacles: &[(Vector, f32)],
-    bounds: &SimulationBounds,
-) -> (Vector, Vector) {
-    for &(centre, radius) in obstacles {
-        let d = bounds.delta(centre, p);
-        let d2 = d.length_squared();
-        if d2 >= radius * radius {
-            continue;
-        }
-        let out = d.try_normalize().unwrap_or(Vector::X);
-        p = centre + out * radius;
-        let inward = v.dot(out);
-        if inward < 0.0 {
-            v -= out * inward;
-            if v.length_squared() < min_speed * min_speed {
-                let along = v
-                    .try_normalize()
-                    .unwrap_or(dim::left_of(Coords::of(out)).to_vector());
-                v = along * min_speed;
-            }
-        }
-    }
-    (p, v)
-}

@@ -34,7 +34,7 @@ use crate::bounds::{SimulationBounds, StepBounds};
 use crate::components::{Acceleration, Boid, FlockId, Position, Velocity};
 use crate::dim;
 use crate::math::{Region, Vector};
-use crate::obstacles::{Obstacle, ObstacleSettings};
+use crate::obstacles::{ObstacleIndex, ObstacleSettings};
 use crate::parallel::DENSE;
 use crate::schedule::{BoidsSystems, SteeringSystems, schedule_of};
 use crate::steering::{Mover, add_forces, mover_parts_with, steer, top_speed};
@@ -403,9 +403,9 @@ pub(crate) fn settle_units(
 pub(crate) fn slide_round_obstacles(
     settings: Res<UnitSettings>,
     avoidance: Option<Res<ObstacleSettings>>,
+    index: Option<Res<ObstacleIndex>>,
     table: Res<FlockTable>,
     bounds: Res<SimulationBounds>,
-    obstacles: Query<(&Position, &Obstacle), Without<Unit>>,
     mut units: Query<
         (
             &Position,
@@ -417,6 +417,9 @@ pub(crate) fn slide_round_obstacles(
         With<Unit>,
     >,
 ) {
+    let Some(index) = index.filter(|index| !index.is_empty()) else {
+        return;
+    };
     for (p, v, order, mut a, flock) in &mut units {
         if !order.stuck(&settings) {
             continue;
@@ -424,16 +427,14 @@ pub(crate) fn slide_round_obstacles(
         let row = table.row(*flock);
         let avoid_distance = avoidance.as_ref().map_or(0.0, |a| a.avoid_distance);
         let reach = avoid_distance + row.separation_distance;
-        let nearest = obstacles
-            .iter()
-            .map(|(q, o)| (bounds.delta(p.0, q.0), o.radius))
-            .filter(|(d, r)| d.length() < r + reach)
-            .min_by(|a, b| (a.0.length() - a.1).total_cmp(&(b.0.length() - b.1)));
-        let Some((to_obstacle, _)) = nearest else {
+        let Some(surface) = index
+            .surface(p.0, reach)
+            .filter(|s| s.distance < reach && s.normal != Vector::ZERO)
+        else {
             continue;
         };
         let to_target = bounds.delta(p.0, order.target);
-        let side = dim::side_toward(to_obstacle, to_target);
+        let side = dim::side_toward(-surface.normal, to_target);
         let force = steer(side, v.0, row.max_speed, row.max_force);
         a.0 += force * settings.slide_weight;
     }

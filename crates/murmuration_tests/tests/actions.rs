@@ -69,7 +69,7 @@ fn clear_obstacles_removes_them_all() {
     let mut app = app();
     for i in 0..3 {
         app.world_mut().spawn((
-            Obstacle { radius: 10.0 },
+            Obstacle::round(10.0),
             Position(Vector::splat(i as f32 * 50.0)),
         ));
     }

@@ -99,7 +99,7 @@ fn a_zero_negative_or_endless_obstacle_berth_is_survived_and_fixed() {
             ..default()
         });
         app.world_mut()
-            .spawn((Obstacle { radius: 30.0 }, Position(bounds.rect.center())));
+            .spawn((Obstacle::round(30.0), Position(bounds.rect.center())));
         step(&mut app, 100);
         assert_all_finite(&mut app);
         let used = app.world().resource::<ObstacleSettings>().avoid_distance;

@@ -57,7 +57,9 @@ fn proxy(app: &mut App) -> Option<(Vec2, bool, bool)> {
 
 fn obstacles(app: &mut App) -> Vec<(Vec2, f32)> {
     let mut q = app.world_mut().query::<(&Position, &Obstacle)>();
-    q.iter(app.world()).map(|(p, o)| (p.0, o.radius)).collect()
+    q.iter(app.world())
+        .map(|(p, o)| (p.0, o.radius().expect("a placed obstacle is round")))
+        .collect()
 }
 
 #[test]

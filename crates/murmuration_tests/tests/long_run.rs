@@ -31,7 +31,7 @@ fn flies_on(steps: u64) {
     app.world_mut()
         .spawn((Hunter::default(), Position(xyz([800.0, 500.0, 500.0]))));
     app.world_mut().spawn((
-        Obstacle { radius: 60.0 },
+        Obstacle::round(60.0),
         Position(xyz([400.0, 300.0, 300.0])),
     ));
     for round in 0..steps / 100 {

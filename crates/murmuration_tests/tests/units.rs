@@ -215,7 +215,7 @@ fn a_unit_slides_round_an_obstacle_in_its_way() {
     let unit = spawn_squad(&mut app, Vec2::new(200.0, 400.0), 1)[0];
     // Dead centre on the straight line to the target.
     app.world_mut()
-        .spawn((Obstacle { radius: 60.0 }, Position(Vec2::new(450.0, 400.0))));
+        .spawn((Obstacle::round(60.0), Position(Vec2::new(450.0, 400.0))));
     app.update();
     send(
         &mut app,

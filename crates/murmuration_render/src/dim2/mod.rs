@@ -7,6 +7,7 @@
 #[cfg(feature = "debug")]
 pub(crate) mod debug;
 mod looks;
+mod obstacle_mesh;
 pub(crate) mod pointer;
 mod shapes;
 pub(crate) mod units;
@@ -42,7 +43,12 @@ pub(crate) fn build(app: &mut App) {
         .add_systems(Update, view::fit_view.in_set(RenderSystems::View))
         .add_systems(
             Update,
-            (visuals::colour_boids, view::fade_trails).in_set(RenderSystems::Draw),
+            (
+                visuals::colour_boids,
+                visuals::reshape_obstacles,
+                view::fade_trails,
+            )
+                .in_set(RenderSystems::Draw),
         );
 }
 

@@ -69,7 +69,7 @@ pub(crate) fn click_obstacles(
     touches: Option<Res<Touches>>,
     view: Option<Res<WorldView>>,
     window: Query<&Window, With<PrimaryWindow>>,
-    obstacles: Query<(Entity, &Position, &Obstacle)>,
+    obstacles: Query<(Entity, &Position, &Obstacle, &Transform)>,
 ) {
     if !controls.click_obstacles || blocked.pointer {
         return;
@@ -90,15 +90,17 @@ pub(crate) fn click_obstacles(
     };
     let hit = obstacles
         .iter()
-        .find(|(_, position, obstacle)| position.distance(point) <= obstacle.radius);
+        .find(|(_, position, obstacle, transform)| {
+            obstacle
+                .distance(position.0, transform.rotation, point)
+                .is_some_and(|d| d <= 0.0)
+        });
     match hit {
         Some((entity, ..)) => commands.entity(entity).despawn(),
         None => {
             commands.spawn((
                 Name::new("Obstacle"),
-                Obstacle {
-                    radius: controls.obstacle_radius,
-                },
+                Obstacle::round(controls.obstacle_radius),
                 Position(point),
             ));
         }

@@ -9,6 +9,7 @@ use murmuration_sim::internal::FlockId;
 use murmuration_sim::prelude::*;
 
 use super::view::FLOCK_LAYER;
+use super::obstacle_mesh::obstacle_mesh;
 use super::{heading_turns, shapes};
 use crate::look::FlockLook;
 
@@ -135,11 +136,12 @@ pub(crate) fn on_add_hunter(
     ));
 }
 
-/// A new obstacle gets a circle of its radius.
+/// A new obstacle gets its shape's mesh ([`obstacle_mesh`]).
 pub(crate) fn on_add_obstacle(
     add: On<Add, Obstacle>,
     mut commands: Commands,
     shapes: Option<Res<FlockShapes>>,
+    mut meshes: ResMut<Assets<Mesh>>,
     obstacles: Query<(&Obstacle, &Transform)>,
 ) {
     let Some(shapes) = shapes else { return };
@@ -148,13 +150,44 @@ pub(crate) fn on_add_obstacle(
     };
     let mut transform = *transform;
     transform.translation.z = OBSTACLE_Z;
-    transform.scale = Vec3::new(obstacle.radius, obstacle.radius, 1.0);
+    let mesh = shape_mesh(obstacle, &shapes, &mut meshes, &mut transform);
     commands.entity(add.entity).insert((
-        Mesh2d(shapes.circle.clone()),
+        Mesh2d(mesh),
         MeshMaterial2d(shapes.obstacle_material.clone()),
         FLOCK_LAYER,
         transform,
     ));
+}
+
+/// The mesh an obstacle is drawn with, and its transform's scale set for it: the shared unit
+/// circle scaled to a circle's radius, else a mesh of its own.
+fn shape_mesh(
+    obstacle: &Obstacle,
+    shapes: &FlockShapes,
+    meshes: &mut Assets<Mesh>,
+    transform: &mut Transform,
+) -> Handle<Mesh> {
+    let (mesh, scale) = obstacle_mesh(obstacle.shape());
+    transform.scale = Vec3::new(scale, scale, 1.0);
+    match mesh {
+        Some(mesh) => meshes.add(mesh),
+        None => shapes.circle.clone(),
+    }
+}
+
+/// An obstacle whose shape changed is drawn with its new shape.
+pub(crate) fn reshape_obstacles(
+    shapes: Option<Res<FlockShapes>>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut obstacles: Query<(&Obstacle, &mut Transform, &mut Mesh2d), Changed<Obstacle>>,
+) {
+    let Some(shapes) = shapes else { return };
+    for (obstacle, mut transform, mut mesh) in &mut obstacles {
+        let handle = shape_mesh(obstacle, &shapes, &mut meshes, &mut transform);
+        if mesh.0 != handle {
+            mesh.0 = handle;
+        }
+    }
 }
 
 /// Colours every boid by the look's colour mode, sizes them, and follows look changes for
@@ -165,7 +198,6 @@ pub(crate) fn colour_boids(
     mut boids: Query<(&Species, &FlockId, &Velocity, &mut Sprite), (With<Boid>, Without<Arrive>)>,
     mut units: Query<&mut Sprite, (With<Boid>, With<Arrive>, Without<Hunter>)>,
     mut hunters: Query<&mut Sprite, (With<Hunter>, Without<Boid>)>,
-    mut obstacles: Query<(&Obstacle, &mut Transform), Changed<Obstacle>>,
     mut materials: ResMut<Assets<ColorMaterial>>,
 ) {
     let size = Vec2::new(look.boid_length, look.boid_width);
@@ -205,8 +237,5 @@ pub(crate) fn colour_boids(
         {
             material.color = look.obstacle;
         }
-    }
-    for (obstacle, mut transform) in &mut obstacles {
-        transform.scale = Vec3::new(obstacle.radius, obstacle.radius, 1.0);
     }
 }

@@ -13,10 +13,8 @@ use crate::components::{
 use crate::hunting::Hunter;
 use crate::lanes::{Coords, Lanes, Real, fill};
 use crate::math::Vector;
-use crate::motion::{
-    MAX_DT, World, delta, integrate as integrate_lanes, keep_out_of_obstacles, previous_position,
-};
-use crate::obstacles::Obstacle;
+use crate::motion::{MAX_DT, World, delta, integrate as integrate_lanes, previous_position};
+use crate::obstacles::ObstacleIndex;
 use crate::parallel::{Changing, DENSE, Parts, for_each_part};
 use crate::simd::out_of_line;
 use crate::stats::FlockStats;
@@ -41,15 +39,10 @@ pub(crate) fn integrate(
         ),
         Agents,
     >,
-    obstacles: Query<(&Position, &Obstacle), Without<FlockId>>,
-    mut list: Local<Vec<(Vector, f32)>>,
+    obstacles: Option<Res<ObstacleIndex>>,
     mut stats: ResMut<FlockStats>,
 ) {
     let start = Instant::now();
-    list.clear();
-    list.extend(obstacles.iter().filter_map(|(p, o)| {
-        (p.is_finite() && o.radius.is_finite() && o.radius > 0.0).then_some((p.0, o.radius))
-    }));
     if let Some(steer_started) = stats.steer_started.take() {
         stats.steering = start.duration_since(steer_started);
     }
@@ -57,7 +50,7 @@ pub(crate) fn integrate(
         dt: time.delta_secs().clamp(0.0, MAX_DT),
         bounds: &bounds,
         table: &table,
-        obstacles: &list,
+        obstacles: obstacles.as_deref().filter(|index| !index.is_empty()),
     };
     let tables = movers.contiguous_iter_mut().expect(DENSE);
     for (p, v, a, previous, (flocks, max_speed), unit, hunter) in tables {
@@ -101,7 +94,8 @@ struct Step<'a> {
     dt: f32,
     bounds: &'a SimulationBounds,
     table: &'a FlockTable,
-    obstacles: &'a [(Vector, f32)],
+    /// The obstacles, where there are any.
+    obstacles: Option<&'a ObstacleIndex>,
 }
 
 /// What sets one part's speed limits.
@@ -237,7 +231,7 @@ fn integrate_block<const N: usize>(
         dt: step.dt,
         bounds,
     });
-    let obstacles = !step.obstacles.is_empty();
+    let obstacles = step.obstacles.is_some();
     if !obstacles && !out.fix.contains(&true) {
         // Nearly always: the whole block written as it is, without a branch per entity.
         for l in 0..N {
@@ -269,12 +263,12 @@ fn integrate_block<const N: usize>(
             // Rare: far outside the world (put there by hand), back in by a remainder.
             np = bounds.wrap_point(old + nv * step.dt);
         }
-        if obstacles {
+        if let Some(index) = step.obstacles {
             let min_speed = match limits {
                 Limits::All(min, _) => min,
                 Limits::Each(each) => each[l].0,
             };
-            (np, nv) = keep_out_of_obstacles(np, nv, min_speed, step.obstacles, bounds);
+            (np, nv) = index.keep_out(old, np, nv, min_speed);
         }
         p[i].0 = np;
         v[i].0 = nv;
