@@ -1,7 +1,8 @@
 //! The simulation's benchmarks: one full step of a real app at 1k to 1M boids, the same with
 //! brute-force neighbours at 1k and 10k, and the hash rebuild and the neighbour sums alone.
 //!
-//! `cargo bench -p murmuration_sim --bench step` (release build). Every flock is
+//! `cargo bench -p murmuration_sim --bench step` (release build). The same step among 2,000 wall
+//! segments at 10k and 100k. Every flock is
 //! `murmuration_harness::stress::StressFlock` (the starlings preset, two species, a wrapping world at
 //! about 12 neighbours per boid), warmed up before timing. Threads: `MURMURATION_BENCH_THREADS`,
 //! default all cores. The allocation columns count every allocation a step makes, Bevy's
@@ -45,6 +46,41 @@ fn warm_app(flock: &StressFlock) -> App {
 #[divan::bench(args = [1_000, 10_000, 100_000, 1_000_000], sample_size = 1, max_time = 4)]
 fn full_step(bencher: Bencher, boids: usize) {
     let mut app = warm_app(&StressFlock::new(boids));
+    bencher.bench_local(|| app.update());
+}
+
+/// The walls of [`full_step_among_walls`]: `count` segments 40 units long at places and angles
+/// spread by a fixed sequence over the flock's world.
+fn walls(flock: &StressFlock, count: usize) -> Vec<(Obstacle, Vec2)> {
+    let side = flock.bounds().rect.size().x;
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 40) as f32 / (1u64 << 24) as f32
+    };
+    (0..count)
+        .map(|_| {
+            let at = Vec2::new(next(), next()) * side;
+            let half = Vec2::from_angle(next() * std::f32::consts::TAU) * 20.0;
+            (Obstacle::from(Segment2d::new(-half, half)), at)
+        })
+        .collect()
+}
+
+/// One step among 2,000 wall segments (see [`walls`]): the look-ahead, the swept moves and the
+/// obstacle index on top of [`full_step`].
+#[divan::bench(args = [10_000, 100_000], sample_size = 1, max_time = 4)]
+fn full_step_among_walls(bencher: Bencher, boids: usize) {
+    let flock = StressFlock::new(boids);
+    let mut app = flock.app(threads());
+    for (wall, at) in walls(&flock, 2_000) {
+        app.world_mut().spawn((wall, Position(at)));
+    }
+    for _ in 0..WARM_UP_STEPS {
+        app.update();
+    }
     bencher.bench_local(|| app.update());
 }
 

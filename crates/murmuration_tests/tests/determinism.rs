@@ -61,10 +61,8 @@ fn run(threads: usize, seed: u64, steps: u64) -> u64 {
     );
     app.world_mut()
         .spawn((Hunter::default(), Position(xyz([100.0, 100.0, 100.0]))));
-    app.world_mut().spawn((
-        Obstacle::round(40.0),
-        Position(xyz([450.0, 350.0, 350.0])),
-    ));
+    app.world_mut()
+        .spawn((Obstacle::round(40.0), Position(xyz([450.0, 350.0, 350.0]))));
     step(&mut app, steps);
     assert_eq!(ComputeTaskPool::get().thread_num(), threads);
     checksum(&mut app)

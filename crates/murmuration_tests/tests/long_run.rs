@@ -30,10 +30,8 @@ fn flies_on(steps: u64) {
     let mut app = flock_app(params, bounds, 2000, 51);
     app.world_mut()
         .spawn((Hunter::default(), Position(xyz([800.0, 500.0, 500.0]))));
-    app.world_mut().spawn((
-        Obstacle::round(60.0),
-        Position(xyz([400.0, 300.0, 300.0])),
-    ));
+    app.world_mut()
+        .spawn((Obstacle::round(60.0), Position(xyz([400.0, 300.0, 300.0]))));
     for round in 0..steps / 100 {
         step(&mut app, 100);
         for (e, p, v) in boids(&mut app) {

@@ -86,10 +86,7 @@ fn coincident_things_push_along_the_tie_break() {
     let push = separation_push(Vec2::ZERO, Vec2::X);
     assert!(push.is_finite() && push.x > 0.0 && push.y == 0.0);
     // Inside an obstacle (10 deep), the push is more than a whole one.
-    assert_eq!(
-        obstacle_push(-10.0, Vec2::Y, 30.0),
-        Vec2::Y * (40.0 / 30.0)
-    );
+    assert_eq!(obstacle_push(-10.0, Vec2::Y, 30.0), Vec2::Y * (40.0 / 30.0));
     assert_eq!(obstacle_push(30.0, Vec2::Y, 30.0), Vec2::ZERO);
     assert_eq!(flee_direction(Vec2::ZERO, 100.0, || -Vec2::X), -Vec2::X);
 }

@@ -9,11 +9,11 @@ mod common;
 
 use bevy::prelude::*;
 use common::*;
+use murmuration_sim::MAX_DT;
 use murmuration_sim::math::{DIM, Vector};
 use murmuration_sim::obstacles::{ObstacleIndex, ObstacleSettings};
 use murmuration_sim::prelude::*;
 use murmuration_sim::stats::FlockStats;
-use murmuration_sim::MAX_DT;
 
 /// One obstacle as the checks see it.
 #[derive(Clone)]
@@ -170,7 +170,8 @@ fn course() -> Vec<(Obstacle, Vector, Quat, Shape)> {
     }
     #[cfg(not(feature = "3d"))]
     {
-        let place = |at: Vec2, points: &[Vec2]| -> Vec<Vec2> { points.iter().map(|&p| p + at).collect() };
+        let place =
+            |at: Vec2, points: &[Vec2]| -> Vec<Vec2> { points.iter().map(|&p| p + at).collect() };
         let wall = [Vec2::new(0.0, -200.0), Vec2::new(0.0, 200.0)];
         out.push((
             Obstacle::from(Segment2d::new(wall[0], wall[1])),
@@ -272,13 +273,19 @@ fn fly_the_course(count: usize, seed: u64, steps: usize) -> usize {
         let after = boids(&mut app);
         assert_eq!(before.len(), after.len());
         for ((e, p, _), (_, q, v)) in before.iter().zip(&after) {
-            assert!(q.is_finite() && v.is_finite(), "boid {e} at step {s}: {q} {v}");
+            assert!(
+                q.is_finite() && v.is_finite(),
+                "boid {e} at step {s}: {q} {v}"
+            );
             // A move that slid along a surface is not straight: the chord from its start to its
             // end may cut a solid's corner by a little (a tenth of its length at most here, far
             // less than passing through the thinnest solid would).
             let cut = 0.1 * p.distance(*q);
             for (k, shape) in shapes.iter().enumerate() {
-                assert!(shape.depth(*q) <= 1e-3, "step {s}: boid {e} inside obstacle {k} at {q}");
+                assert!(
+                    shape.depth(*q) <= 1e-3,
+                    "step {s}: boid {e} inside obstacle {k} at {q}"
+                );
                 if shape.passed_through(*p, *q, cut) {
                     let index = app.world().resource::<ObstacleIndex>();
                     panic!(
@@ -364,7 +371,10 @@ fn moved_and_removed_obstacles_take_effect_on_the_next_step() {
     step(&mut app, 1);
     let q = app.world().get::<Position>(b).unwrap().0;
     let offset = (q - p).abs().max_element();
-    assert!(offset >= 49.0, "the boid is out of the moved block: {p} -> {q}");
+    assert!(
+        offset >= 49.0,
+        "the boid is out of the moved block: {p} -> {q}"
+    );
     // Remove it: the index is empty on the next step.
     app.world_mut().despawn(block);
     step(&mut app, 1);

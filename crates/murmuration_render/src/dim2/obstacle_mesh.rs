@@ -82,7 +82,11 @@ fn polygon_mesh(ring: &[Vec2]) -> Mesh {
         guard += 1;
         let n = left.len();
         let ear = (0..n).find(|&i| {
-            let (a, b, c) = (ring[left[(i + n - 1) % n]], ring[left[i]], ring[left[(i + 1) % n]]);
+            let (a, b, c) = (
+                ring[left[(i + n - 1) % n]],
+                ring[left[i]],
+                ring[left[(i + 1) % n]],
+            );
             if (b - a).perp_dot(c - b) <= 0.0 {
                 return false;
             }
@@ -105,7 +109,9 @@ fn polygon_mesh(ring: &[Vec2]) -> Mesh {
 
 /// Whether `p` is inside the counter-clockwise triangle `a b c` (edges included).
 fn in_triangle(p: Vec2, a: Vec2, b: Vec2, c: Vec2) -> bool {
-    (b - a).perp_dot(p - a) >= 0.0 && (c - b).perp_dot(p - b) >= 0.0 && (a - c).perp_dot(p - c) >= 0.0
+    (b - a).perp_dot(p - a) >= 0.0
+        && (c - b).perp_dot(p - b) >= 0.0
+        && (a - c).perp_dot(p - c) >= 0.0
 }
 
 #[cfg(test)]
@@ -125,7 +131,8 @@ mod tests {
         indices
             .chunks(3)
             .map(|t| {
-                let [a, b, c] = [t[0], t[1], t[2]].map(|i| Vec2::new(p[i as usize][0], p[i as usize][1]));
+                let [a, b, c] =
+                    [t[0], t[1], t[2]].map(|i| Vec2::new(p[i as usize][0], p[i as usize][1]));
                 (b - a).perp_dot(c - a).abs() * 0.5
             })
             .sum()

@@ -88,13 +88,11 @@ pub(crate) fn click_obstacles(
     let Some(point) = screen.map(|p| view.cursor_to_world(p)) else {
         return;
     };
-    let hit = obstacles
-        .iter()
-        .find(|(_, position, obstacle, transform)| {
-            obstacle
-                .distance(position.0, transform.rotation, point)
-                .is_some_and(|d| d <= 0.0)
-        });
+    let hit = obstacles.iter().find(|(_, position, obstacle, transform)| {
+        obstacle
+            .distance(position.0, transform.rotation, point)
+            .is_some_and(|d| d <= 0.0)
+    });
     match hit {
         Some((entity, ..)) => commands.entity(entity).despawn(),
         None => {

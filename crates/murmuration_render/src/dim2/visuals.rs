@@ -8,8 +8,8 @@ use bevy::prelude::*;
 use murmuration_sim::internal::FlockId;
 use murmuration_sim::prelude::*;
 
-use super::view::FLOCK_LAYER;
 use super::obstacle_mesh::obstacle_mesh;
+use super::view::FLOCK_LAYER;
 use super::{heading_turns, shapes};
 use crate::look::FlockLook;
 

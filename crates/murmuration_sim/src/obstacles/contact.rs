@@ -48,7 +48,9 @@ pub(crate) fn sweep_ball(q: Vector, d: Vector, radius: f32) -> Option<Hit> {
     if t > 1.0 {
         return None;
     }
-    let normal = (q + d * t).try_normalize().unwrap_or(-d.normalize_or_zero());
+    let normal = (q + d * t)
+        .try_normalize()
+        .unwrap_or(-d.normalize_or_zero());
     Some(Hit { t, normal })
 }
 

@@ -239,7 +239,11 @@ fn wall(points: &[Vec2], parts: &mut Vec<Part>) -> Result<(), String> {
 }
 
 /// The edges and the inside of a solid polygon.
-fn solid(mut ring: Vec<Vec2>, parts: &mut Vec<Part>, vertices: &mut Vec<Vec2>) -> Result<(), String> {
+fn solid(
+    mut ring: Vec<Vec2>,
+    parts: &mut Vec<Part>,
+    vertices: &mut Vec<Vec2>,
+) -> Result<(), String> {
     ring.dedup();
     while ring.len() > 1 && ring.first() == ring.last() {
         ring.pop();

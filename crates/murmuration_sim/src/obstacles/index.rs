@@ -92,7 +92,11 @@ impl ObstacleIndex {
         self.parts.clear();
         self.vertices.clear();
         self.bounds = *bounds;
-        self.reach = if reach.is_finite() { reach.max(1e-3) } else { 1e3 };
+        self.reach = if reach.is_finite() {
+            reach.max(1e-3)
+        } else {
+            1e3
+        };
         for (entity, placed) in obstacles {
             if !placed.at.is_finite() {
                 warn(entity, format!("its position {} is not finite", placed.at));
@@ -150,7 +154,10 @@ impl ObstacleIndex {
             (self.bounds.rect.min, self.bounds.rect.size())
         } else {
             let (lo, hi) = self.parts.iter().fold(
-                (Vector::splat(f32::INFINITY), Vector::splat(f32::NEG_INFINITY)),
+                (
+                    Vector::splat(f32::INFINITY),
+                    Vector::splat(f32::NEG_INFINITY),
+                ),
                 |(lo, hi), part| {
                     let (a, b) = part.bounds();
                     (lo.min(a), hi.max(b))
@@ -173,13 +180,18 @@ impl ObstacleIndex {
         let mut lists: Vec<(u32, u32)> = Vec::new();
         for (i, part) in self.parts.iter().enumerate() {
             let (lo, hi) = part.bounds();
-            grid.for_each_cell(lo - reach, hi + reach, self.bounds.wraps(), |cell, centre| {
-                let half_diagonal = grid.cell.length() * 0.5;
-                if part.may_reach(centre, reach + half_diagonal) {
-                    counts[cell] += 1;
-                    lists.push((cell as u32, i as u32));
-                }
-            });
+            grid.for_each_cell(
+                lo - reach,
+                hi + reach,
+                self.bounds.wraps(),
+                |cell, centre| {
+                    let half_diagonal = grid.cell.length() * 0.5;
+                    if part.may_reach(centre, reach + half_diagonal) {
+                        counts[cell] += 1;
+                        lists.push((cell as u32, i as u32));
+                    }
+                },
+            );
         }
         let mut start = 0;
         for count in &mut counts {
@@ -213,7 +225,13 @@ impl ObstacleIndex {
     /// it), and the shift that takes `p` to the image the part is tested against. A part may
     /// come twice.
     #[inline]
-    pub(crate) fn visit(&self, p: Vector, lo: Vector, hi: Vector, mut f: impl FnMut(&Part, Vector)) {
+    pub(crate) fn visit(
+        &self,
+        p: Vector,
+        lo: Vector,
+        hi: Vector,
+        mut f: impl FnMut(&Part, Vector),
+    ) {
         if self.parts.is_empty() {
             return;
         }
@@ -271,7 +289,12 @@ impl ObstacleIndex {
     /// What a boid at `p` with the berth `avoid` sees: the nearest surface within `avoid` of it
     /// (farther ones may be missed) and where its look-ahead `probe` (from `p`) first meets an
     /// obstacle, in one pass over the parts near it.
-    pub(crate) fn look(&self, p: Vector, probe: Vector, avoid: f32) -> (Option<Surface>, Option<Hit>) {
+    pub(crate) fn look(
+        &self,
+        p: Vector,
+        probe: Vector,
+        avoid: f32,
+    ) -> (Option<Surface>, Option<Hit>) {
         let (mut near, mut hit): (Option<Surface>, Option<Hit>) = (None, None);
         let tip = p + probe;
         let r = Vector::splat(avoid.max(0.0));
@@ -460,8 +483,8 @@ impl Grid {
         let mut c = from;
         loop {
             if let Some(index) = self.index(c, wraps) {
-                let centre = self.origin
-                    + (Vector::from_array(c.map(|x| x as f32)) + 0.5) * self.cell;
+                let centre =
+                    self.origin + (Vector::from_array(c.map(|x| x as f32)) + 0.5) * self.cell;
                 f(index, centre);
             }
             // The next cell, the first axis fastest.
