@@ -1,10 +1,11 @@
-//! Everything in one place: switch between the starlings, fish and sheep presets live, tune every parameter, pick a predator, place obstacles and turn on the debug overlays.
+//! Everything in one place: switch between the starlings, fish and sheep presets live, tune every parameter, pick a predator, place obstacles, draw walls (right-drag) and turn on the debug overlays.
 
 mod common;
 
 use bevy::prelude::*;
 use bevy_murmuration::egui::Preset;
 use bevy_murmuration::prelude::*;
+use bevy_murmuration::render::FlockControls;
 
 use common::CapturePlugin;
 
@@ -28,6 +29,11 @@ fn main() {
         .add_plugins(BoidsEguiPlugin::new("Playground", Preset::Tutorial))
         .add_plugins(CapturePlugin)
         .insert_resource(FlockPopulation::new(1200, 4).with_species(3))
+        // Right-drag draws a wall, a right click on one removes it.
+        .insert_resource(FlockControls {
+            draw_walls: true,
+            ..default()
+        })
         .add_systems(Startup, place_obstacles)
         .run();
 }

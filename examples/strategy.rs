@@ -1,4 +1,4 @@
-//! A strategy game's units: drag to select, Shift to add, right-click to send them; they spread into a neat crowd around the point, go round the rocks, and stop without jitter.
+//! A strategy game's units in a small base: drag to select, Shift to add, right-click to send them; they route round the buildings, through the gates and past the fence, spread into a neat crowd around the point, and stop without jitter. O draws their routes.
 
 mod common;
 
@@ -8,11 +8,12 @@ use bevy_murmuration::egui::Preset;
 use bevy_murmuration::prelude::*;
 use bevy_murmuration::render::FlockControls;
 use bevy_murmuration::render::PointerRole;
+use bevy_murmuration::render::debug::FlockDebug;
 
 use common::CapturePlugin;
 
-const HELP: &str = "Left click / drag: select   Shift: add   Right click: move   S: separation \
-     on / off   Space: pause   H: hide panel";
+const HELP: &str = "Left click / drag: select   Shift: add   Right click: move   O: routes   \
+     S: separation on / off   Space: pause   H: hide panel";
 
 /// The units' separation weight while separation is on.
 const SEPARATION: f32 = 1.6;
@@ -68,9 +69,13 @@ fn main() {
             click_obstacles: false,
             ..default()
         })
-        .add_systems(Startup, (spawn_units, place_rocks))
+        .insert_resource(FlockDebug {
+            routes: true,
+            ..default()
+        })
+        .add_systems(Startup, (spawn_units, build_base))
         .add_systems(PostStartup, first_order)
-        .add_systems(Update, toggle_separation)
+        .add_systems(Update, (toggle_separation, toggle_routes))
         .run();
 }
 
@@ -91,22 +96,85 @@ fn spawn_units(mut commands: Commands) {
     }
 }
 
-/// The first squad starts selected and on its way across the field past the big rock, so the
-/// field is not still when the window opens; click anywhere to take over.
+/// The first squad starts selected and on its way into the base, behind the hall, so the field
+/// is not still when the window opens; click anywhere to take over.
 fn first_order(mut orders: MessageWriter<UnitCommand>) {
     orders.write(UnitCommand::SelectIn {
         rect: Rect::new(-440.0, -220.0, -250.0, -130.0),
         add: false,
     });
     orders.write(UnitCommand::MoveTo {
-        target: Vec2::new(300.0, -160.0),
+        target: Vec2::new(330.0, 40.0),
     });
 }
 
-/// Rocks across the field, one right in the way of a straight march.
-fn place_rocks(mut commands: Commands) {
-    for (x, y, radius) in [(0.0, -150.0, 55.0), (60.0, 170.0, 40.0), (260.0, 0.0, 30.0)] {
+/// A walled base with two gates, three buildings inside (one turned, one an L), a fence line
+/// across the field and two rocks.
+fn build_base(mut commands: Commands) {
+    let mut wall = |from: Vec2, to: Vec2| {
+        let (middle, d) = ((from + to) * 0.5, to - from);
+        let size = Vec2::new(d.x.abs().max(14.0), d.y.abs().max(14.0));
+        commands.spawn((
+            Name::new("Wall"),
+            Obstacle::from(Rectangle::from_size(size)),
+            Position(middle),
+        ));
+    };
+    // The base runs from x -60 to 480 and y -260 to 260; a gate in the west wall and one in
+    // the north wall.
+    wall(Vec2::new(-60.0, -260.0), Vec2::new(480.0, -260.0));
+    wall(Vec2::new(480.0, -260.0), Vec2::new(480.0, 260.0));
+    wall(Vec2::new(-60.0, 260.0), Vec2::new(170.0, 260.0));
+    wall(Vec2::new(250.0, 260.0), Vec2::new(480.0, 260.0));
+    wall(Vec2::new(-60.0, -260.0), Vec2::new(-60.0, -40.0));
+    wall(Vec2::new(-60.0, 40.0), Vec2::new(-60.0, 260.0));
+    // The hall, in the way from the west gate.
+    commands.spawn((
+        Name::new("Hall"),
+        Obstacle::from(Rectangle::new(90.0, 220.0)),
+        Position(Vec2::new(130.0, 20.0)),
+    ));
+    // A barracks turned a little, by the north gate.
+    commands.spawn((
+        Name::new("Barracks"),
+        Obstacle::from(Rectangle::new(130.0, 60.0)),
+        Transform::from_xyz(340.0, 170.0, 0.0).with_rotation(Quat::from_rotation_z(0.35)),
+    ));
+    // An L-shaped depot in the south-east corner.
+    let depot = [
+        Vec2::new(0.0, 0.0),
+        Vec2::new(140.0, 0.0),
+        Vec2::new(140.0, 50.0),
+        Vec2::new(50.0, 50.0),
+        Vec2::new(50.0, 120.0),
+        Vec2::new(0.0, 120.0),
+    ];
+    commands.spawn((
+        Name::new("Depot"),
+        Obstacle::from(Polygon::new(depot)),
+        Position(Vec2::new(270.0, -220.0)),
+    ));
+    // A fence line across the north-west field.
+    let fence = [
+        Vec2::new(-520.0, 170.0),
+        Vec2::new(-380.0, 230.0),
+        Vec2::new(-240.0, 190.0),
+        Vec2::new(-150.0, 300.0),
+    ];
+    commands.spawn((
+        Name::new("Fence"),
+        Obstacle::from(Polyline2d::new(fence)),
+        Position(Vec2::ZERO),
+    ));
+    for (x, y, radius) in [(-230.0, -150.0, 45.0), (-300.0, 30.0, 30.0)] {
         commands.spawn((Obstacle::round(radius), Position(Vec2::new(x, y))));
+    }
+}
+
+/// O shows and hides the units' routes.
+fn toggle_routes(keys: Res<ButtonInput<KeyCode>>, mut debug: ResMut<FlockDebug>) {
+    if keys.just_pressed(KeyCode::KeyO) {
+        debug.routes = !debug.routes;
     }
 }
 

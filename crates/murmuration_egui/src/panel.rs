@@ -581,6 +581,7 @@ fn debug_overlays(ui: &mut Ui, edited: &mut Edited) {
             ui.checkbox(&mut d.forces, "velocity and steering");
             ui.checkbox(&mut d.margin, "edge margin");
             ui.checkbox(&mut d.grid, "hash grid");
+            ui.checkbox(&mut d.routes, "routes round walls");
         });
     });
 }

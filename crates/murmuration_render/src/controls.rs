@@ -36,6 +36,9 @@ pub struct FlockControls {
     pub click_obstacles: bool,
     /// Radius of a placed obstacle, world units (2D).
     pub obstacle_radius: f32,
+    /// Whether a right-drag draws a wall (a line segment obstacle) and a right click on an
+    /// obstacle removes it (2D). Off by default: strategy units move on a right click.
+    pub draw_walls: bool,
     /// How many hunters the controls keep in the world.
     pub hunters: usize,
     /// Their top speed, world units per second.
@@ -52,6 +55,7 @@ impl Default for FlockControls {
             pointer: PointerRole::Predator,
             click_obstacles: true,
             obstacle_radius: 30.0,
+            draw_walls: false,
             hunters: 0,
             hunter_speed: Hunter::DEFAULT_MAX_SPEED,
             keys: true,

@@ -1,7 +1,8 @@
 //! Debug overlays, drawn with gizmos in their own [`FlockDebugGizmos`] group (feature `debug`):
 //! for one picked boid its perception circle (a sphere in 3D), field-of-view cone, lines to its
 //! neighbours and its velocity and steering arrows; the turn-back margin; the spatial hash's
-//! cells.
+//! cells; the routes round walls of the units on their way and of the picked boid to the
+//! nearest attractor.
 //!
 //! What to draw and the steering record are written once for both dimensions; each dimension's
 //! drawing picks the boid under the pointer and draws the shapes in its own dimension (a circle
@@ -15,7 +16,9 @@ use murmuration_sim::hash::SpatialHash;
 use murmuration_sim::internal::{FlockId, FlockTable, HashSlot, neighbours_of};
 use murmuration_sim::math::Vector;
 use murmuration_sim::prelude::*;
+use murmuration_sim::routes::Routes;
 use murmuration_sim::schedule::BoidsSchedule;
+use murmuration_sim::units::MoveOrder;
 
 use crate::controls::InputBlocked;
 use crate::dim::debug::{self as draw, BoidPicker};
@@ -82,6 +85,9 @@ pub struct FlockDebug {
     pub margin: bool,
     /// The spatial hash's grid.
     pub grid: bool,
+    /// The routes round obstacles: each unit's on its way to its order's target, and the picked
+    /// boid's to the attractor nearest along its route.
+    pub routes: bool,
 }
 
 impl FlockDebug {
@@ -141,6 +147,7 @@ pub(crate) fn pick_boid(
 /// for the picked boid its perception and view, the lines to its neighbours and its arrows (a
 /// quarter of a second of velocity, the velocity the steering asks for (desired = velocity +
 /// steering, as `force = desired - v` for one rule), and the steering between them).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn draw_overlays(
     mut gizmos: Gizmos<FlockDebugGizmos>,
     debug: Res<FlockDebug>,
@@ -157,7 +164,20 @@ pub(crate) fn draw_overlays(
         ),
         With<Boid>,
     >,
+    routes: Option<Res<Routes>>,
+    orders: Query<(&Position, &MoveOrder)>,
+    attractors: Query<&Position, With<Attractor>>,
 ) {
+    if debug.routes
+        && let Some(routes) = routes.as_deref()
+    {
+        let picked = debug
+            .picked
+            .filter(|&e| orders.get(e).is_err())
+            .and_then(|e| boids.get(e).ok())
+            .map(|(.., transform, _)| draw::at(transform));
+        draw_routes(&mut gizmos, picked, &bounds, routes, &orders, &attractors);
+    }
     if debug.grid && !hash.is_empty() {
         draw::grid(&mut gizmos, &hash, GRAY.with_alpha(0.3).into());
     }
@@ -209,5 +229,46 @@ pub(crate) fn draw_overlays(
             p + (v + steer) * t,
             ORANGE_RED.into(),
         );
+    }
+}
+
+/// The routes of the units on their way, and of the picked boid to the attractor nearest along
+/// its route.
+fn draw_routes(
+    gizmos: &mut Gizmos<FlockDebugGizmos>,
+    picked: Option<Vector>,
+    bounds: &SimulationBounds,
+    routes: &Routes,
+    orders: &Query<(&Position, &MoveOrder)>,
+    attractors: &Query<&Position, With<Attractor>>,
+) {
+    if !routes.is_routing() {
+        return;
+    }
+    let step = 8.0;
+    let mut path = |from: Vector, to: Vector, colour: Color| {
+        let points = routes.path(bounds, from, to, step, 2_000);
+        for pair in points.windows(2) {
+            // A wrapping world's seam: no line across the world.
+            if pair[0].distance(pair[1]) <= step * 1.5 {
+                draw::line(gizmos, pair[0], pair[1], colour);
+            }
+        }
+    };
+    let colour: Color = GOLD.with_alpha(0.6).into();
+    for (p, order) in orders {
+        if !order.settled {
+            path(p.0, order.target, colour);
+        }
+    }
+    if let Some(from) = picked {
+        let nearest = attractors
+            .iter()
+            .map(|q| q.0)
+            .filter_map(|q| routes.toward(bounds, from, q).map(|d| (d.length(), q)))
+            .min_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((_, to)) = nearest {
+            path(from, to, LIGHT_SKY_BLUE.with_alpha(0.8).into());
+        }
     }
 }

@@ -20,6 +20,7 @@ use crate::metrics::MetricsPlugin;
 use crate::obstacles::ObstaclesPlugin;
 use crate::params::FlockParams;
 use crate::population::PopulationPlugin;
+use crate::routes::RoutesPlugin;
 use crate::seek::SeekPlugin;
 use crate::step::StepPlugin;
 use crate::units::UnitsPlugin;
@@ -81,7 +82,7 @@ impl Plugin for BoidsPlugin {
 ///
 /// The parts: [`StepPlugin`] (the step itself: parameters, flocks, the hash, flocking,
 /// integration, the transform sync; the others need it), [`EdgesPlugin`], [`ObstaclesPlugin`],
-/// [`FleePlugin`], [`SeekPlugin`], [`UnitsPlugin`] (strategy-game units), [`HuntingPlugin`],
+/// [`RoutesPlugin`] (routes round obstacles for units and seeking boids), [`FleePlugin`], [`SeekPlugin`], [`UnitsPlugin`] (strategy-game units), [`HuntingPlugin`],
 /// [`PopulationPlugin`] ([`FlockPopulation`](crate::FlockPopulation)) and [`MetricsPlugin`]
 /// ([`FlockMetrics`](crate::metrics::FlockMetrics)).
 ///
@@ -138,6 +139,7 @@ impl PluginGroup for BoidsPlugins {
             })
             .add(EdgesPlugin)
             .add(ObstaclesPlugin)
+            .add(RoutesPlugin)
             .add(FleePlugin)
             .add(SeekPlugin)
             .add(UnitsPlugin)

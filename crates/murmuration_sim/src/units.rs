@@ -36,6 +36,7 @@ use crate::dim;
 use crate::math::{Region, Vector};
 use crate::obstacles::{ObstacleIndex, ObstacleSettings};
 use crate::parallel::DENSE;
+use crate::routes::{Routes, plan_routes};
 use crate::schedule::{BoidsSystems, SteeringSystems, schedule_of};
 use crate::steering::{Mover, add_forces, mover_parts_with, steer, top_speed};
 use crate::table::FlockTable;
@@ -71,7 +72,13 @@ impl Plugin for UnitsPlugin {
                     .chain()
                     .in_set(SteeringSystems::Units),
             )
-            .add_systems(schedule, apply_unit_commands.before(BoidsSystems::First));
+            .add_systems(schedule, apply_unit_commands.before(BoidsSystems::First))
+            .add_systems(
+                schedule,
+                request_routes
+                    .before(plan_routes)
+                    .in_set(BoidsSystems::BuildHash),
+            );
     }
 }
 
@@ -338,10 +345,13 @@ pub(crate) fn settle_units(
     bounds: Res<SimulationBounds>,
     mut units: Query<(Entity, &Position, &mut Arrive, &mut MoveOrder, &FlockId), With<Unit>>,
     markers: Query<(Entity, &OrderMarker)>,
+    mut routes: Option<ResMut<Routes>>,
     mut settled_now: Local<Vec<(u32, Vector)>>,
     mut sizes: Local<Vec<(u32, usize)>>,
+    mut shut_off: Local<Vec<(Vector, usize)>>,
 ) {
     let dt = time.delta_secs();
+    shut_off.clear();
     settled_now.clear();
     sizes.clear();
     for (_, p, _, order, _) in &units {
@@ -366,7 +376,21 @@ pub(crate) fn settle_units(
             }
             continue;
         }
-        let distance = bounds.delta(p.0, order.target).length();
+        // The route's length where walls stand between the unit and its target.
+        let route = routes
+            .as_deref()
+            .and_then(|r| r.toward(&bounds, p.0, order.target));
+        let distance = route
+            .unwrap_or_else(|| bounds.delta(p.0, order.target))
+            .length();
+        if let Some(routes) = routes.as_deref()
+            && routes.reaches(p.0, order.target) == Some(false)
+        {
+            match shut_off.iter_mut().find(|(t, _)| *t == order.target) {
+                Some((_, n)) => *n += 1,
+                None => shut_off.push((order.target, 1)),
+            }
+        }
         if distance + 0.5 < order.closest {
             order.closest = distance;
             order.stalled = 0.0;
@@ -388,12 +412,27 @@ pub(crate) fn settle_units(
             arrive.target = p.0;
         }
     }
+    if let Some(routes) = routes.as_deref_mut() {
+        for &(target, count) in shut_off.iter() {
+            routes.warn_unreachable(target, count);
+        }
+    }
     for (marker_entity, marker) in &markers {
         let open = units
             .iter()
             .any(|(_, _, _, order, _)| order.id == marker.id && !order.settled);
         if !open {
             commands.entity(marker_entity).despawn();
+        }
+    }
+}
+
+/// Asks [`Routes`] for a route to each order's target while some unit of it is on its way.
+pub(crate) fn request_routes(routes: Option<ResMut<Routes>>, orders: Query<&MoveOrder>) {
+    let Some(mut routes) = routes else { return };
+    for order in &orders {
+        if !order.settled {
+            routes.request(order.target);
         }
     }
 }
@@ -467,8 +506,10 @@ pub(crate) fn arrive_at_targets(
     bounds: Res<StepBounds>,
     table: Res<FlockTable>,
     settings: Res<UnitSettings>,
+    routes: Option<Res<Routes>>,
     mut units: Query<(Mover, &Arrive)>,
 ) {
+    let routes = routes.as_deref().filter(|r| r.is_routing());
     add_forces(
         units
             .contiguous_iter_mut()
@@ -481,7 +522,9 @@ pub(crate) fn arrive_at_targets(
                     continue;
                 }
                 let row = table.row(flock[j]);
-                let d = bounds.delta(p[j].0, order.target);
+                let d = routes
+                    .and_then(|r| r.toward(&bounds, p[j].0, order.target))
+                    .unwrap_or_else(|| bounds.delta(p[j].0, order.target));
                 let speed = top_speed(max_speed, j, row);
                 let slow = order.slow_radius.max(0.0);
                 a.0 += arrive(d, v[j].0, slow, speed, row.max_force) * settings.arrive_weight;

@@ -46,6 +46,12 @@ fn warnings(case: impl FnOnce()) -> Vec<String> {
     LOG.lock().unwrap().clone()
 }
 
+fn assert_all_finite(app: &mut App) {
+    for (e, p, v) in boids(app) {
+        assert!(p.is_finite() && v.is_finite(), "{e}: {p} {v}");
+    }
+}
+
 fn assert_told_once(name: &str, keyword: &str, case: impl FnOnce()) {
     let logged = warnings(case);
     let ours: Vec<&String> = logged
@@ -131,6 +137,79 @@ fn every_problem_is_told_once() {
         for _ in 0..100 {
             app.update();
         }
+    });
+    // A degenerate obstacle is told of once, though the index is rebuilt every step (another
+    // obstacle moves).
+    #[cfg_attr(feature = "3d", allow(unused_mut))]
+    let mut degenerate = vec![
+        ("NaN radius", Obstacle::round(f32::NAN)),
+        ("zero-size block", Obstacle::block(Vector::ZERO)),
+    ];
+    #[cfg(not(feature = "3d"))]
+    degenerate.extend([
+        (
+            "zero-length wall",
+            Obstacle::from(Segment2d::new(Vec2::ONE, Vec2::ONE)),
+        ),
+        (
+            "two-vertex polygon",
+            Obstacle::from(Polygon::new([Vec2::ZERO, Vec2::X * 10.0])),
+        ),
+        (
+            "NaN vertex",
+            Obstacle::from(Polyline2d::new([Vec2::ZERO, Vec2::NAN, Vec2::X])),
+        ),
+    ]);
+    for (name, obstacle) in degenerate {
+        assert_told_once(name, "obstacle", || {
+            let mut app = flock_app(FlockParams::default(), bounds, 100, 7);
+            app.world_mut()
+                .spawn((obstacle, Position(bounds.rect.center())));
+            let mover = app
+                .world_mut()
+                .spawn((Obstacle::round(10.0), Position(bounds.rect.min)))
+                .id();
+            for k in 0..50 {
+                app.world_mut().get_mut::<Position>(mover).unwrap().0 =
+                    bounds.rect.min + Vector::splat(k as f32);
+                step(&mut app, 1);
+            }
+            assert_all_finite(&mut app);
+        });
+    }
+    // Route goals out of reach: inside a wall, and shut off by walls.
+    let order = |app: &mut App, from: Vector, to: Vector| {
+        app.world_mut().spawn((Unit, Position(from)));
+        app.update();
+        app.world_mut().write_message(UnitCommand::SelectIn {
+            rect: Region::from_center_size(from, Vector::splat(20.0)),
+            add: false,
+        });
+        app.world_mut()
+            .write_message(UnitCommand::MoveTo { target: to });
+        step(app, 300);
+        assert_all_finite(app);
+    };
+    let middle = bounds.rect.center();
+    assert_told_once("a goal inside a wall", "inside an obstacle", || {
+        let mut app = app(FlockParams::default(), bounds);
+        app.world_mut()
+            .spawn((Obstacle::block(Vector::splat(80.0)), Position(middle)));
+        order(&mut app, bounds.rect.min + Vector::splat(40.0), middle);
+    });
+    assert_told_once("a goal shut off by walls", "cannot reach", || {
+        let mut app = app(FlockParams::default(), bounds);
+        // A closed room round the middle, a wall on every side.
+        for axis in 0..murmuration_sim::math::DIM {
+            for side in [-1.0, 1.0] {
+                let mut at = middle;
+                at[axis] += side * 60.0;
+                let mut size = Vector::splat(130.0);
+                size[axis] = 10.0;
+                app.world_mut().spawn((Obstacle::block(size), Position(at)));
+            }
+        }
+        order(&mut app, middle, bounds.rect.min + Vector::splat(40.0));
     });
     // And a healthy flock says nothing at all.
     let logged = warnings(|| {

@@ -364,7 +364,12 @@ fn moved_and_removed_obstacles_take_effect_on_the_next_step() {
         ))
         .id();
     step(&mut app, 2);
-    assert!(!app.world().resource::<ObstacleIndex>().is_empty());
+    let index = app.world().resource::<ObstacleIndex>();
+    assert!(!index.is_empty());
+    // Still obstacles are indexed once, not every step.
+    let builds = index.builds();
+    step(&mut app, 10);
+    assert_eq!(app.world().resource::<ObstacleIndex>().builds(), builds);
     // Put the block on the boid: the next step takes it out.
     let p = app.world().get::<Position>(b).unwrap().0;
     app.world_mut().get_mut::<Position>(block).unwrap().0 = p;

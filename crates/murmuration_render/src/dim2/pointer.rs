@@ -1,6 +1,7 @@
 //! Where the pointer is in the 2D world ([`PointerPosition`], for the shared
 //! [`controls`](crate::controls)): the mouse cursor, else the first touch, through the
-//! [`WorldView`]; and what only 2D has: a click (or tap) that places or removes an obstacle.
+//! [`WorldView`]; and what only 2D has: a click (or tap) that places or removes an obstacle, and
+//! a right-drag that draws a wall.
 
 use bevy::input::touch::Touches;
 use bevy::prelude::*;
@@ -19,7 +20,10 @@ pub const HELP: &str = "Mouse: predator (or attractor)   Click: place / remove o
 pub(crate) fn build(app: &mut App) {
     app.register_type::<WorldView>()
         .add_systems(Update, update_world_view.in_set(RenderSystems::View))
-        .add_systems(Update, click_obstacles.in_set(RenderSystems::Controls));
+        .add_systems(
+            Update,
+            (click_obstacles, draw_walls).in_set(RenderSystems::Controls),
+        );
 }
 
 /// Where the pointer is in the world: the mouse cursor, else the first touch.
@@ -88,13 +92,8 @@ pub(crate) fn click_obstacles(
     let Some(point) = screen.map(|p| view.cursor_to_world(p)) else {
         return;
     };
-    let hit = obstacles.iter().find(|(_, position, obstacle, transform)| {
-        obstacle
-            .distance(position.0, transform.rotation, point)
-            .is_some_and(|d| d <= 0.0)
-    });
-    match hit {
-        Some((entity, ..)) => commands.entity(entity).despawn(),
+    match obstacle_at(&obstacles, point, 0.0) {
+        Some(entity) => commands.entity(entity).despawn(),
         None => {
             commands.spawn((
                 Name::new("Obstacle"),
@@ -102,5 +101,75 @@ pub(crate) fn click_obstacles(
                 Position(point),
             ));
         }
+    }
+}
+
+/// The obstacle at `point` (within `slack` world units of it), if any.
+fn obstacle_at(
+    obstacles: &Query<(Entity, &Position, &Obstacle, &Transform)>,
+    point: Vec2,
+    slack: f32,
+) -> Option<Entity> {
+    obstacles
+        .iter()
+        .find(|(_, position, obstacle, transform)| {
+            obstacle
+                .distance(position.0, transform.rotation, point)
+                .is_some_and(|d| d <= slack)
+        })
+        .map(|(entity, ..)| entity)
+}
+
+/// How far the pointer must move, in pixels, for a right press to draw a wall, not remove one.
+const WALL_DRAG_PIXELS: f32 = 6.0;
+
+/// A right-drag draws a wall from where it started to where it ends (shown as a line while
+/// dragging); a right click on an obstacle removes it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn draw_walls(
+    mut commands: Commands,
+    controls: Res<FlockControls>,
+    blocked: Res<InputBlocked>,
+    buttons: Res<ButtonInput<MouseButton>>,
+    view: Option<Res<WorldView>>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    obstacles: Query<(Entity, &Position, &Obstacle, &Transform)>,
+    #[cfg(feature = "debug")] mut gizmos: Gizmos,
+    mut start: Local<Option<Vec2>>,
+) {
+    let (true, Ok(window), Some(view)) = (controls.draw_walls, window.single(), view) else {
+        *start = None;
+        return;
+    };
+    let cursor = window.cursor_position();
+    if buttons.just_pressed(MouseButton::Right) && !blocked.pointer {
+        *start = cursor;
+    }
+    let (Some(from), Some(to)) = (*start, cursor) else {
+        return;
+    };
+    let (a, b) = (view.cursor_to_world(from), view.cursor_to_world(to));
+    let drawn = from.distance(to) >= WALL_DRAG_PIXELS;
+    if buttons.pressed(MouseButton::Right) {
+        // The wall to be, where gizmos are built.
+        #[cfg(feature = "debug")]
+        if drawn {
+            gizmos.line_2d(a, b, Color::WHITE.with_alpha(0.7));
+        }
+        return;
+    }
+    *start = None;
+    if !buttons.just_released(MouseButton::Right) {
+        return;
+    }
+    if drawn {
+        let middle = (a + b) * 0.5;
+        commands.spawn((
+            Name::new("Wall"),
+            Obstacle::from(Segment2d::new(a - middle, b - middle)),
+            Position(middle),
+        ));
+    } else if let Some(entity) = obstacle_at(&obstacles, b, 4.0) {
+        commands.entity(entity).despawn();
     }
 }

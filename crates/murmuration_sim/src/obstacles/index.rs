@@ -2,10 +2,9 @@
 //! obstacles change, so that a boid tests only the parts near it; and the queries the steering
 //! and the integration ask of it.
 //!
-//! Each part is listed in every cell that lies within the index's reach of it (the farthest a
-//! boid looks ahead, plus its berth): a query about a box within the reach of a point's own
-//! cell reads that cell's list alone. A larger box (a boid faster than the reach was built
-//! for) reads every cell it overlaps, so no answer depends on the reach, only its speed.
+//! Each part is listed in every cell its box overlaps (cells half the reach across: the farthest
+//! a boid looks ahead, plus its berth); a query about a box reads the cells it overlaps (a
+//! move, nearly always one) and tests only the parts whose boxes overlap it.
 
 use bevy::prelude::*;
 
@@ -18,7 +17,8 @@ use super::shape::{Obstacle, ObstacleShape};
 use crate::bounds::SimulationBounds;
 use crate::dim;
 use crate::lanes::Coords;
-use crate::math::{DIM, Vector, per_axis};
+use crate::lattice::Lattice;
+use crate::math::{DIM, Vector};
 
 /// Every obstacle's parts, and the grid they are binned in. Rebuilt by the
 /// [`ObstaclesPlugin`](super::ObstaclesPlugin) in
@@ -27,6 +27,8 @@ use crate::math::{DIM, Vector, per_axis};
 #[derive(Resource, Default, Debug)]
 pub struct ObstacleIndex {
     parts: Vec<Part>,
+    /// Each part's box.
+    boxes: Vec<(Vector, Vector)>,
     /// The centre of each part's box: the image of a point nearest it is the one it is tested
     /// against in a wrapping world.
     anchors: Vec<Vector>,
@@ -34,16 +36,17 @@ pub struct ObstacleIndex {
     vertices: Vec<Vector>,
     grid: Grid,
     bounds: SimulationBounds,
-    /// How far from a cell the parts listed in it reach.
+    /// The reach the grid was laid out for: the longest look-ahead and step, and the berth.
     reach: f32,
+    /// How many times it was built.
+    builds: u64,
 }
 
 /// The cells of the index: which parts each lists, in one array.
 #[derive(Default, Debug)]
 struct Grid {
-    origin: Vector,
-    cell: Vector,
-    dims: [i32; DIM],
+    /// The cells.
+    at: Lattice,
     /// `items[starts[c]..starts[c + 1]]` are the parts of cell `c`.
     starts: Vec<u32>,
     items: Vec<u32>,
@@ -74,13 +77,18 @@ impl ObstacleIndex {
         self.parts.len()
     }
 
-    /// How far each cell's list reaches, world units.
+    /// How many times the index was built (once per step on which obstacles changed).
+    pub fn builds(&self) -> u64 {
+        self.builds
+    }
+
+    /// The reach the grid was laid out for (its cells are half as wide), world units.
     pub fn reach(&self) -> f32 {
         self.reach
     }
 
-    /// Rebuilds the index from `obstacles` for a world of `bounds`, listing each part in the
-    /// cells within `reach` of it. `warn` is told of each obstacle that gave no parts, and why.
+    /// Rebuilds the index from `obstacles` for a world of `bounds`, in cells half of `reach`
+    /// across. `warn` is told of each obstacle that gave no parts, and why.
     /// Exact duplicates (the same part twice) are kept once.
     pub(crate) fn rebuild<'a>(
         &mut self,
@@ -89,6 +97,7 @@ impl ObstacleIndex {
         reach: f32,
         mut warn: impl FnMut(Entity, String),
     ) {
+        self.builds += 1;
         self.parts.clear();
         self.vertices.clear();
         self.bounds = *bounds;
@@ -140,14 +149,15 @@ impl ObstacleIndex {
         self.parts.retain(|part| seen.insert(key(part)));
     }
 
-    /// Lays out the grid and lists each part in the cells within the reach of it.
+    /// Lays out the grid and lists each part in the cells its box overlaps (an edge only in
+    /// those it passes near).
     fn bin(&mut self) {
         let reach = self.reach;
         let grid = &mut self.grid;
         grid.starts.clear();
         grid.items.clear();
         if self.parts.is_empty() {
-            grid.dims = [0; DIM];
+            grid.at = Lattice::default();
             return;
         }
         let (origin, size) = if self.bounds.wraps() {
@@ -165,33 +175,21 @@ impl ObstacleIndex {
             );
             (lo - reach, hi - lo + 2.0 * reach)
         };
-        let mut counts = per_axis(|i| (size[i] / reach).floor().max(1.0));
-        let total: f32 = counts.to_array().iter().product();
-        if total > MAX_CELLS {
-            let shrink = (total / MAX_CELLS).powf(1.0 / DIM as f32);
-            counts = per_axis(|i| (counts[i] / shrink).floor().max(1.0));
-        }
-        grid.origin = origin;
-        grid.cell = size / counts;
-        grid.dims = std::array::from_fn(|i| counts[i] as i32);
-        let cells = grid.dims.iter().map(|&n| n as usize).product::<usize>();
+        self.boxes = self.parts.iter().map(Part::bounds).collect();
+        grid.at = Lattice::over(origin, size, reach * 0.5, MAX_CELLS, self.bounds.wraps());
+        let cells = grid.at.len();
         // Two passes: count each cell's parts, then place them.
         let mut counts = vec![0u32; cells + 1];
         let mut lists: Vec<(u32, u32)> = Vec::new();
         for (i, part) in self.parts.iter().enumerate() {
             let (lo, hi) = part.bounds();
-            grid.for_each_cell(
-                lo - reach,
-                hi + reach,
-                self.bounds.wraps(),
-                |cell, centre| {
-                    let half_diagonal = grid.cell.length() * 0.5;
-                    if part.may_reach(centre, reach + half_diagonal) {
-                        counts[cell] += 1;
-                        lists.push((cell as u32, i as u32));
-                    }
-                },
-            );
+            let half_diagonal = grid.at.cell.length() * 0.5;
+            grid.at.for_each_cell(lo, hi, |cell, centre| {
+                if part.may_reach(centre, half_diagonal) {
+                    counts[cell] += 1;
+                    lists.push((cell as u32, i as u32));
+                }
+            });
         }
         let mut start = 0;
         for count in &mut counts {
@@ -221,7 +219,7 @@ impl ObstacleIndex {
         }
     }
 
-    /// Calls `f` with each part that may be within the box `lo..hi` (around `p`, which is in
+    /// Calls `f` with each part whose box overlaps the box `lo..hi` (around `p`, which is in
     /// it), and the shift that takes `p` to the image the part is tested against. A part may
     /// come twice.
     #[inline]
@@ -235,38 +233,34 @@ impl ObstacleIndex {
         if self.parts.is_empty() {
             return;
         }
-        let grid = &self.grid;
-        let wraps = self.bounds.wraps();
-        let own = grid.cell_of(p);
-        if let Some(cell) = grid.index(own, wraps) {
-            let min = grid.origin + Vector::from_array(own.map(|c| c as f32)) * grid.cell;
-            let max = min + grid.cell;
-            if (lo - (min - self.reach)).min_element() >= 0.0
-                && (max + self.reach - hi).min_element() >= 0.0
-            {
-                // Nearly always: the own cell lists everything within the reach.
-                for &i in grid.list(cell) {
-                    let i = i as usize;
-                    f(&self.parts[i], self.image(i, p) - p);
-                }
-                return;
+        let mut part = |i: usize| {
+            let shift = self.image(i, p) - p;
+            let (a, b) = self.boxes[i];
+            if (a - (hi + shift)).max_element() <= 0.0 && ((lo + shift) - b).max_element() <= 0.0 {
+                f(&self.parts[i], shift);
             }
-        }
-        // A long reach: every cell the box overlaps (or every part, if that is fewer).
-        let span: f32 = per_axis(|i| ((hi[i] - lo[i]) / grid.cell[i]).ceil() + 1.0)
-            .to_array()
-            .iter()
-            .product();
-        if span >= self.parts.len() as f32 {
-            for (i, part) in self.parts.iter().enumerate() {
-                f(part, self.image(i, p) - p);
+        };
+        let grid = &self.grid;
+        let (a, b) = (grid.at.cell_of(lo), grid.at.cell_of(hi));
+        if a == b {
+            // Nearly always for a move: one cell.
+            if let Some(cell) = grid.at.index(a) {
+                for &i in grid.list(cell) {
+                    part(i as usize);
+                }
             }
             return;
         }
-        grid.for_each_cell(lo, hi, wraps, |cell, _| {
+        let span: f32 = (0..DIM).map(|i| (b[i] - a[i] + 1) as f32).product();
+        if span >= self.parts.len() as f32 {
+            for i in 0..self.parts.len() {
+                part(i);
+            }
+            return;
+        }
+        grid.at.for_each_cell(lo, hi, |cell, _| {
             for &i in grid.list(cell) {
-                let i = i as usize;
-                f(&self.parts[i], self.image(i, p) - p);
+                part(i as usize);
             }
         });
     }
@@ -333,6 +327,24 @@ impl ObstacleIndex {
         best
     }
 
+    /// Whether the move from `from` to `to` meets no obstacle and ends outside every one: the
+    /// sweep and the end's inside test in one pass over the parts near the move.
+    fn clear(&self, from: Vector, to: Vector) -> bool {
+        let d = to - from;
+        let mut clear = true;
+        self.visit(from, from.min(to), from.max(to), |part, shift| {
+            if clear
+                && (part.sweep(from + shift, d).is_some()
+                    || part
+                        .surface(to + shift, &self.vertices)
+                        .is_some_and(|s| s.distance < 0.0))
+            {
+                clear = false;
+            }
+        });
+        clear
+    }
+
     /// The move from `from` to `to` (the next image of it, in a wrapping world) with velocity
     /// `v`, kept out of every obstacle: stopped just short of the first surface it meets and slid
     /// along it (its velocity loses the part into the surface), at most [`MAX_SLIDES`] times;
@@ -348,6 +360,17 @@ impl ObstacleIndex {
     ) -> (Vector, Vector) {
         let bounds = &self.bounds;
         let (mut from, mut to) = (from, from + bounds.delta(from, to));
+        if self.clear(from, to) {
+            // Nearly always: nothing in the way, nothing around the end.
+            return (
+                if bounds.wraps() {
+                    bounds.wrap_point(to)
+                } else {
+                    to
+                },
+                v,
+            );
+        }
         let mut normal = None;
         for slide in 0..=MAX_SLIDES {
             let step = to - from;
@@ -429,77 +452,10 @@ impl Obstacle {
 }
 
 impl Grid {
-    /// The cell `p` is in (outside the grid's range where it is outside the grid).
-    #[inline]
-    fn cell_of(&self, p: Vector) -> [i32; DIM] {
-        let c = (p - self.origin) / self.cell;
-        std::array::from_fn(|i| c[i].floor() as i32)
-    }
-
-    /// The index of cell `c` (brought into the grid when it wraps); `None` outside it.
-    #[inline]
-    fn index(&self, c: [i32; DIM], wraps: bool) -> Option<usize> {
-        let mut index = 0usize;
-        for i in (0..DIM).rev() {
-            let n = self.dims[i];
-            let mut x = c[i];
-            if wraps {
-                x = x.rem_euclid(n.max(1));
-            } else if x < 0 || x >= n {
-                return None;
-            }
-            index = index * n as usize + x as usize;
-        }
-        Some(index)
-    }
-
     /// The parts listed in cell `index`.
     #[inline]
     fn list(&self, index: usize) -> &[u32] {
         let (a, b) = (self.starts[index], self.starts[index + 1]);
         &self.items[a as usize..b as usize]
-    }
-
-    /// Calls `f` with each cell that overlaps the box `lo..hi` (each once), and its centre.
-    fn for_each_cell(&self, lo: Vector, hi: Vector, wraps: bool, mut f: impl FnMut(usize, Vector)) {
-        let (a, b) = (self.cell_of(lo), self.cell_of(hi));
-        let mut from = [0i32; DIM];
-        let mut to = [0i32; DIM];
-        for i in 0..DIM {
-            let n = self.dims[i];
-            if wraps {
-                if b[i] - a[i] + 1 >= n {
-                    (from[i], to[i]) = (0, n - 1);
-                } else {
-                    (from[i], to[i]) = (a[i], b[i]);
-                }
-            } else {
-                (from[i], to[i]) = (a[i].max(0), b[i].min(n - 1));
-                if from[i] > to[i] {
-                    return;
-                }
-            }
-        }
-        let mut c = from;
-        loop {
-            if let Some(index) = self.index(c, wraps) {
-                let centre =
-                    self.origin + (Vector::from_array(c.map(|x| x as f32)) + 0.5) * self.cell;
-                f(index, centre);
-            }
-            // The next cell, the first axis fastest.
-            let mut axis = 0;
-            loop {
-                if axis == DIM {
-                    return;
-                }
-                if c[axis] < to[axis] {
-                    c[axis] += 1;
-                    break;
-                }
-                c[axis] = from[axis];
-                axis += 1;
-            }
-        }
     }
 }

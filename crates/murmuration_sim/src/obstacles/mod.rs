@@ -53,7 +53,7 @@ use crate::params::{FlockParams, ParamIssue, Validate, validate_on_change};
 use crate::schedule::{BoidsSystems, SteeringSystems, schedule_of};
 use crate::steering::{Mover, add_forces, mover_parts, steer, tie_break, top_speed};
 use crate::table::FlockTable;
-use index::Placed;
+pub(crate) use index::Placed;
 
 /// How boids keep clear of [`Obstacle`]s, for the whole world. Inserted by [`ObstaclesPlugin`];
 /// checked by [`ObstacleSettings::validate`] after each change.
