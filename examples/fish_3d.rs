@@ -1,4 +1,4 @@
-//! A school in a tank with rocks, and a shark: the school flows round the rocks and opens round the shark; drag to swim round the tank, right-drag to pan, scroll to zoom; the settings panel edits the school live.
+//! A school in a glass tank with rocks and a sunken wreck, and a shark: the school turns along the glass, flows round the rocks and the wreck and opens round the shark; drag to swim round the tank, right-drag to pan, scroll to zoom; the settings panel edits the school live.
 
 mod common;
 
@@ -24,8 +24,15 @@ const ROCKS: [(Vec3, f32); 4] = [
 /// The water's colour, which far fish fade into.
 const WATER: Color = Color::srgb(0.05, 0.22, 0.3);
 
+/// How far the world reaches past the glass on each side: the glass walls, not the world's
+/// edge, turn the school.
+const BEYOND_GLASS: f32 = 150.0;
+
 fn main() {
-    let tank = Box3::from_center_size(Vec3::Y * TANK.y / 2.0, TANK);
+    let tank = Box3::from_center_size(
+        Vec3::Y * TANK.y / 2.0,
+        TANK + Vec3::new(2.0, 0.0, 2.0) * BEYOND_GLASS,
+    );
     App::new()
         .add_plugins(DefaultPlugins.set(WindowPlugin {
             primary_window: Some(Window {
@@ -126,6 +133,78 @@ fn setup(
         ));
     }
     // A shark cruising a little faster than the fish.
+    // The glass: four walls the school turns along, seen through.
+    let glass = materials.add(StandardMaterial {
+        base_color: Color::srgba(0.7, 0.9, 1.0, 0.07),
+        alpha_mode: AlphaMode::Blend,
+        perceptual_roughness: 0.1,
+        ..default()
+    });
+    let half = TANK / 2.0;
+    for (at, size) in [
+        (
+            Vec3::new(half.x, half.y, 0.0),
+            Vec3::new(8.0, TANK.y, TANK.z),
+        ),
+        (
+            Vec3::new(-half.x, half.y, 0.0),
+            Vec3::new(8.0, TANK.y, TANK.z),
+        ),
+        (
+            Vec3::new(0.0, half.y, half.z),
+            Vec3::new(TANK.x, TANK.y, 8.0),
+        ),
+        (
+            Vec3::new(0.0, half.y, -half.z),
+            Vec3::new(TANK.x, TANK.y, 8.0),
+        ),
+    ] {
+        let wall = Cuboid::from_size(size);
+        commands.spawn((
+            Name::new("Glass"),
+            Obstacle::from(wall),
+            Mesh3d(meshes.add(wall.mesh())),
+            MeshMaterial3d(glass.clone()),
+            Transform::from_translation(at),
+        ));
+    }
+    // A wreck on the floor: a hull lying askew, its cabin, and a broken mast.
+    let timber = materials.add(StandardMaterial {
+        base_color: Color::srgb(0.3, 0.22, 0.15),
+        perceptual_roughness: 0.95,
+        ..default()
+    });
+    let askew = Quat::from_rotation_y(0.6) * Quat::from_rotation_x(0.15);
+    let hull_at = Vec3::new(80.0, 45.0, -60.0);
+    for (name, offset, size, tilt) in [
+        (
+            "Hull",
+            Vec3::ZERO,
+            Vec3::new(380.0, 90.0, 120.0),
+            Quat::IDENTITY,
+        ),
+        (
+            "Cabin",
+            Vec3::new(-80.0, 85.0, 0.0),
+            Vec3::new(110.0, 80.0, 90.0),
+            Quat::IDENTITY,
+        ),
+        (
+            "Mast",
+            Vec3::new(60.0, 150.0, 0.0),
+            Vec3::new(16.0, 240.0, 16.0),
+            Quat::from_rotation_z(-0.5),
+        ),
+    ] {
+        let part = Cuboid::from_size(size);
+        commands.spawn((
+            Name::new(name),
+            Obstacle::from(part),
+            Mesh3d(meshes.add(part.mesh())),
+            MeshMaterial3d(timber.clone()),
+            Transform::from_translation(hull_at + askew * offset).with_rotation(askew * tilt),
+        ));
+    }
     commands.spawn((
         Name::new("Shark"),
         Hunter::default(),

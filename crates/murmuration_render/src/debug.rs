@@ -44,6 +44,11 @@ impl Plugin for FlockDebugPlugin {
                 );
                 FixedUpdate.intern()
             });
+        #[cfg(feature = "2d")]
+        app.add_systems(
+            Update,
+            crate::dim::pointer::show_wall_draft.in_set(crate::RenderSystems::Draw),
+        );
         app.init_gizmo_group::<FlockDebugGizmos>()
             .init_resource::<FlockDebug>()
             .register_type::<FlockDebug>()

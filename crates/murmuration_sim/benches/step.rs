@@ -2,7 +2,8 @@
 //! brute-force neighbours at 1k and 10k, and the hash rebuild and the neighbour sums alone.
 //!
 //! `cargo bench -p murmuration_sim --bench step` (release build). The same step among 2,000 wall
-//! segments at 10k and 100k. Every flock is
+//! segments at 10k and 100k, and 500 strategy units given routes across a 256 x 256-cell map.
+//! Every flock is
 //! `murmuration_harness::stress::StressFlock` (the starlings preset, two species, a wrapping world at
 //! about 12 neighbours per boid), warmed up before timing. Threads: `MURMURATION_BENCH_THREADS`,
 //! default all cores. The allocation columns count every allocation a step makes, Bevy's
@@ -17,6 +18,7 @@ use murmuration_sim::internal::FlockTable;
 use murmuration_sim::internal::NeighbourSearch;
 use murmuration_sim::internal::flocking_forces;
 use murmuration_sim::prelude::*;
+use murmuration_sim::units::Selected;
 
 #[global_allocator]
 static ALLOC: AllocProfiler = AllocProfiler::system();
@@ -50,9 +52,8 @@ fn full_step(bencher: Bencher, boids: usize) {
 }
 
 /// The walls of [`full_step_among_walls`]: `count` segments 40 units long at places and angles
-/// spread by a fixed sequence over the flock's world.
-fn walls(flock: &StressFlock, count: usize) -> Vec<(Obstacle, Vec2)> {
-    let side = flock.bounds().rect.size().x;
+/// spread by a fixed sequence over a square world of `side`.
+fn walls(side: f32, count: usize) -> Vec<(Obstacle, Vec2)> {
     let mut state = 0x2545_f491_4f6c_dd1d_u64;
     let mut next = move || {
         state = state
@@ -75,13 +76,103 @@ fn walls(flock: &StressFlock, count: usize) -> Vec<(Obstacle, Vec2)> {
 fn full_step_among_walls(bencher: Bencher, boids: usize) {
     let flock = StressFlock::new(boids);
     let mut app = flock.app(threads());
-    for (wall, at) in walls(&flock, 2_000) {
+    for (wall, at) in walls(flock.bounds().rect.size().x, 2_000) {
         app.world_mut().spawn((wall, Position(at)));
     }
     for _ in 0..WARM_UP_STEPS {
         app.update();
     }
     bencher.bench_local(|| app.update());
+}
+
+/// The side of the routes' map: 256 route cells of 8 units.
+const MAP: f32 = 2_048.0;
+
+/// 500 strategy units, selected, in a corner of a map 256 x 256 route cells wide with 2,000
+/// walls, warmed up.
+fn units_among_walls() -> App {
+    let mut app = StressFlock::new(0).app(threads());
+    app.insert_resource(SimulationBounds::turn_back(Rect::new(0.0, 0.0, MAP, MAP)))
+        .insert_resource(FlockParams {
+            max_speed: 90.0,
+            max_force: 300.0,
+            perception_radius: 40.0,
+            separation_distance: 20.0,
+            separation_weight: 1.6,
+            field_of_view: 360.0,
+            ..FlockParams::default()
+        });
+    for (wall, at) in walls(MAP, 2_000) {
+        app.world_mut().spawn((wall, Position(at)));
+    }
+    for i in 0..500 {
+        let at = Vec2::new(60.0 + (i % 25) as f32 * 22.0, 60.0 + (i / 25) as f32 * 22.0);
+        app.world_mut().spawn((Unit, Selected, Position(at)));
+    }
+    for _ in 0..10 {
+        app.update();
+    }
+    app
+}
+
+/// Far corners of the routes' map, in turn.
+fn far_corner(k: usize) -> Vec2 {
+    [
+        Vec2::new(MAP - 80.0, MAP - 80.0),
+        Vec2::new(MAP - 80.0, 80.0),
+        Vec2::new(80.0, MAP - 80.0),
+    ][k % 3]
+}
+
+/// A step in which 500 units get a new order across the map: the route (one flow field over
+/// 256 x 256 cells) is planned in it.
+#[divan::bench(sample_size = 1, max_time = 4)]
+fn route_new_order(bencher: Bencher) {
+    let mut app = units_among_walls();
+    let mut k = 0;
+    bencher.bench_local(|| {
+        k += 1;
+        app.world_mut().write_message(UnitCommand::MoveTo {
+            target: far_corner(k),
+        });
+        app.update();
+    });
+}
+
+/// A step of the same 500 units following a route already planned.
+#[divan::bench(sample_size = 1, max_time = 4)]
+fn route_follow(bencher: Bencher) {
+    let mut app = units_among_walls();
+    app.world_mut().write_message(UnitCommand::MoveTo {
+        target: far_corner(0),
+    });
+    for _ in 0..5 {
+        app.update();
+    }
+    bencher.bench_local(|| app.update());
+}
+
+/// A step in which one of the 2,000 walls moves while the units are on their way: the obstacle
+/// index, the route grid and the route are all built again.
+#[divan::bench(sample_size = 1, max_time = 4)]
+fn route_wall_moved(bencher: Bencher) {
+    let mut app = units_among_walls();
+    app.world_mut().write_message(UnitCommand::MoveTo {
+        target: far_corner(0),
+    });
+    app.update();
+    let wall = app
+        .world_mut()
+        .query_filtered::<Entity, With<Obstacle>>()
+        .iter(app.world())
+        .next()
+        .unwrap();
+    let mut k = 0.0;
+    bencher.bench_local(|| {
+        k += 1.0;
+        app.world_mut().get_mut::<Position>(wall).unwrap().0.x = 1_000.0 + k % 7.0;
+        app.update();
+    });
 }
 
 /// One step with every boid checking every other: the reference the grid is measured against.

@@ -18,9 +18,14 @@
 //! has formed. With separation off (weight 0) units settle only on the point, so they pile up
 //! there, as the tutorial shows.
 //!
-//! How a unit gets round an obstacle: a unit with an order that has not got closer to its target
-//! for [`UnitSettings::stuck_seconds`] while an obstacle is near slides: it adds a force along the
-//! obstacle's rim, on the side that turns toward the target, until it makes progress again.
+//! How a unit gets round walls and buildings: where obstacles stand between it and its target,
+//! [`Routes`] gives it a route (one flow field per order, shared by its units), and it arrives
+//! along that instead of straight; distances to the target (for slowing down and settling) are
+//! the route's length. An order to a point no door leads to sends its units to the nearest point
+//! they can reach, with one warning. As a last resort, a unit with an order that has not got
+//! closer to its target for [`UnitSettings::stuck_seconds`] while an obstacle is near slides: it
+//! adds a force along the obstacle's rim, on the side that turns toward the target, until it
+//! makes progress again.
 //!
 //! [`Arrive`] itself works on any boid: it is what a unit steers by, with
 //! [`UnitSettings::arrive_weight`]. The settings are one resource for every unit, not a flock's:

@@ -19,6 +19,7 @@ pub const HELP: &str = "Mouse: predator (or attractor)   Click: place / remove o
 /// Adds the 2D side of [`BoidsControlsPlugin`](crate::BoidsControlsPlugin).
 pub(crate) fn build(app: &mut App) {
     app.register_type::<WorldView>()
+        .init_resource::<WallDraft>()
         .add_systems(Update, update_world_view.in_set(RenderSystems::View))
         .add_systems(
             Update,
@@ -123,8 +124,13 @@ fn obstacle_at(
 /// How far the pointer must move, in pixels, for a right press to draw a wall, not remove one.
 const WALL_DRAG_PIXELS: f32 = 6.0;
 
-/// A right-drag draws a wall from where it started to where it ends (shown as a line while
-/// dragging); a right click on an obstacle removes it.
+/// The wall being drawn: from where the right-drag started to the pointer, world units (the
+/// debug overlays show it).
+#[derive(Resource, Debug, Default, Clone, Copy, PartialEq)]
+pub(crate) struct WallDraft(pub Option<(Vec2, Vec2)>);
+
+/// A right-drag draws a wall from where it started to where it ends; a right click on an
+/// obstacle removes it.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn draw_walls(
     mut commands: Commands,
@@ -134,11 +140,12 @@ pub(crate) fn draw_walls(
     view: Option<Res<WorldView>>,
     window: Query<&Window, With<PrimaryWindow>>,
     obstacles: Query<(Entity, &Position, &Obstacle, &Transform)>,
-    #[cfg(feature = "debug")] mut gizmos: Gizmos,
+    mut draft: ResMut<WallDraft>,
     mut start: Local<Option<Vec2>>,
 ) {
     let (true, Ok(window), Some(view)) = (controls.draw_walls, window.single(), view) else {
         *start = None;
+        draft.set_if_neq(WallDraft(None));
         return;
     };
     let cursor = window.cursor_position();
@@ -146,19 +153,17 @@ pub(crate) fn draw_walls(
         *start = cursor;
     }
     let (Some(from), Some(to)) = (*start, cursor) else {
+        draft.set_if_neq(WallDraft(None));
         return;
     };
     let (a, b) = (view.cursor_to_world(from), view.cursor_to_world(to));
     let drawn = from.distance(to) >= WALL_DRAG_PIXELS;
     if buttons.pressed(MouseButton::Right) {
-        // The wall to be, where gizmos are built.
-        #[cfg(feature = "debug")]
-        if drawn {
-            gizmos.line_2d(a, b, Color::WHITE.with_alpha(0.7));
-        }
+        draft.set_if_neq(WallDraft(drawn.then_some((a, b))));
         return;
     }
     *start = None;
+    draft.set_if_neq(WallDraft(None));
     if !buttons.just_released(MouseButton::Right) {
         return;
     }
@@ -171,5 +176,16 @@ pub(crate) fn draw_walls(
         ));
     } else if let Some(entity) = obstacle_at(&obstacles, b, 4.0) {
         commands.entity(entity).despawn();
+    }
+}
+
+/// Shows the wall being drawn (with the debug overlays' gizmos).
+#[cfg(feature = "debug")]
+pub(crate) fn show_wall_draft(
+    draft: Option<Res<WallDraft>>,
+    mut gizmos: Gizmos<crate::debug::FlockDebugGizmos>,
+) {
+    if let Some(&WallDraft(Some((a, b)))) = draft.as_deref() {
+        gizmos.line_2d(a, b, Color::WHITE.with_alpha(0.7));
     }
 }

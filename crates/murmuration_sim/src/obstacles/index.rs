@@ -282,30 +282,15 @@ impl ObstacleIndex {
 
     /// What a boid at `p` with the berth `avoid` sees: the nearest surface within `avoid` of it
     /// (farther ones may be missed) and where its look-ahead `probe` (from `p`) first meets an
-    /// obstacle, in one pass over the parts near it.
+    /// obstacle. Two passes over the parts near it, one round `p` and one along the probe, each
+    /// over a box much smaller than the box round both.
     pub(crate) fn look(
         &self,
         p: Vector,
         probe: Vector,
         avoid: f32,
     ) -> (Option<Surface>, Option<Hit>) {
-        let (mut near, mut hit): (Option<Surface>, Option<Hit>) = (None, None);
-        let tip = p + probe;
-        let r = Vector::splat(avoid.max(0.0));
-        self.visit(p, p.min(tip) - r, p.max(tip) + r, |part, shift| {
-            let q = p + shift;
-            if let Some(s) = part.surface(q, &self.vertices)
-                && near.is_none_or(|b| s.distance < b.distance)
-            {
-                near = Some(s);
-            }
-            if let Some(h) = part.sweep(q, probe)
-                && hit.is_none_or(|b| h.t < b.t)
-            {
-                hit = Some(h);
-            }
-        });
-        (near, hit)
+        (self.surface(p, avoid), self.sweep(p, probe))
     }
 
     /// Whether `p` is outside every obstacle.

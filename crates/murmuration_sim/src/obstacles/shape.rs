@@ -44,7 +44,8 @@ pub enum ObstacleShape {
 ///
 /// ```
 /// # use bevy::prelude::*;
-/// # use murmuration_sim::prelude::*;
+#[cfg_attr(feature = "2d", doc = "# use murmuration_sim::prelude::*;")]
+#[cfg_attr(feature = "3d", doc = "# use murmuration_sim3d::prelude::*;")]
 /// # let mut world = World::new();
 #[cfg_attr(
     feature = "2d",
