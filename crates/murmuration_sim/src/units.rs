@@ -389,11 +389,12 @@ pub(crate) fn settle_units(
             .unwrap_or_else(|| bounds.delta(p.0, order.target))
             .length();
         if let Some(routes) = routes.as_deref()
-            && routes.reaches(p.0, order.target) == Some(false)
+            && let Some(reaches) = routes.reaches(p.0, order.target)
         {
+            let count = usize::from(!reaches);
             match shut_off.iter_mut().find(|(t, _)| *t == order.target) {
-                Some((_, n)) => *n += 1,
-                None => shut_off.push((order.target, 1)),
+                Some((_, n)) => *n += count,
+                None => shut_off.push((order.target, count)),
             }
         }
         if distance + 0.5 < order.closest {
@@ -419,7 +420,7 @@ pub(crate) fn settle_units(
     }
     if let Some(routes) = routes.as_deref_mut() {
         for &(target, count) in shut_off.iter() {
-            routes.warn_unreachable(target, count);
+            routes.warn_out_of_reach(target, count);
         }
     }
     for (marker_entity, marker) in &markers {

@@ -20,7 +20,8 @@
 //!   not the straight distance. A unit pushed off its route is on another cell's route.
 //! - A goal in a closed cell (inside a wall) moves to the nearest open cell; a follower that
 //!   cannot reach its goal at all (another room with no door) goes to the open cell of its own
-//!   room nearest the goal. Units ordered there are told of it once.
+//!   room nearest the goal. A game is told of each once for a unit order (not for an
+//!   attractor, which may sit anywhere, such as on the pointer).
 //!
 //! Without obstacles nothing is built and followers steer straight, as before. Routes are a
 //! guide: obstacle avoidance and the swept integration still keep every boid out of every
@@ -141,8 +142,8 @@ pub struct Routes {
     wanted: Vec<Vector>,
     /// The obstacle index build, bounds and settings the grid was laid for.
     laid_for: Option<(u64, SimulationBounds, RouteSettings)>,
-    /// Goals already warned of: the cell a goal was in, and whether it was closed (or out of
-    /// some follower's reach).
+    /// Orders' goals already warned of: the cell a goal was in, and whether it was closed (or
+    /// out of some unit's reach).
     warned: HashSet<(usize, bool)>,
     plans: u64,
 }
@@ -284,13 +285,6 @@ pub(crate) fn plan_routes(
             continue;
         };
         routes.plans += 1;
-        if field.goal_closed && routes.warned.insert((cell, true)) {
-            let end = field.ends[field.goal_component as usize];
-            warn!(
-                "bevy_murmuration: route goal {goal} is inside an obstacle or nearer one than the \
-                 clearance: routes end at the nearest open point, {end}"
-            );
-        }
         routes.fields.push(field);
     }
 }
@@ -304,16 +298,25 @@ impl Routes {
         Some(field.reaches_goal(grid, i))
     }
 
-    /// Warns once per goal cell that `count` followers cannot reach `target`.
-    pub(crate) fn warn_unreachable(&mut self, target: Vector, count: usize) {
+    /// Warns once per goal cell of an order to `target` that routes cannot reach: the target is
+    /// inside an obstacle (or nearer one than the clearance), or `shut_off` of its units cannot
+    /// reach it at all (walls shut them off).
+    pub(crate) fn warn_out_of_reach(&mut self, target: Vector, shut_off: usize) {
         let Some((_, field)) = self.field(target) else {
             return;
         };
-        let cell = field.goal_cell;
-        if self.warned.insert((cell, false)) {
+        let (cell, closed) = (field.goal_cell, field.goal_closed);
+        let end = field.ends[field.goal_component as usize];
+        if closed && self.warned.insert((cell, true)) {
             warn!(
-                "bevy_murmuration: {count} unit(s) cannot reach {target} (walls shut it off): \
-                 they go to the nearest point they can reach"
+                "bevy_murmuration: the order's target {target} is inside an obstacle or nearer \
+                 one than the route clearance: its units go to the nearest open point, {end}"
+            );
+        }
+        if shut_off > 0 && self.warned.insert((cell, false)) {
+            warn!(
+                "bevy_murmuration: {shut_off} unit(s) cannot reach {target} (walls shut it \
+                 off): they go to the nearest point they can reach"
             );
         }
     }
