@@ -88,8 +88,8 @@ fn build_maze(mut commands: Commands) {
         (seed % n as u64) as usize
     };
     // open[room][side]: east, north, west, south.
-    let mut open = vec![[false; 4]; COLUMNS * ROWS];
-    let mut seen = vec![false; COLUMNS * ROWS];
+    let mut open = [[false; 4]; COLUMNS * ROWS];
+    let mut seen = [false; COLUMNS * ROWS];
     let mut stack = vec![0usize];
     seen[0] = true;
     while let Some(&room) = stack.last() {
