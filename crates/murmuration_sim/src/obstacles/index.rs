@@ -293,6 +293,25 @@ impl ObstacleIndex {
         (self.surface(p, avoid), self.sweep(p, probe))
     }
 
+    /// Closes each cell of `lattice` whose centre is nearer than `r` to an obstacle (or inside
+    /// one), as `surface(centre, r)` would say: each part rasterised over the cells its box,
+    /// grown by `r`, covers, so the cost is the obstacles' area, not the world's.
+    pub(crate) fn close_cells(&self, lattice: &Lattice, r: f32, open: &mut [bool]) {
+        let grow = Vector::splat(r.max(0.0));
+        for (i, part) in self.parts.iter().enumerate() {
+            let (a, b) = self.boxes[i];
+            lattice.for_each_cell(a - grow, b + grow, |cell, centre| {
+                if open[cell]
+                    && part
+                        .surface(self.image(i, centre), &self.vertices)
+                        .is_some_and(|s| s.distance < r)
+                {
+                    open[cell] = false;
+                }
+            });
+        }
+    }
+
     /// Whether `p` is outside every obstacle.
     pub fn is_free(&self, p: Vector) -> bool {
         self.surface(p, 0.0).is_none_or(|s| s.distance >= 0.0)

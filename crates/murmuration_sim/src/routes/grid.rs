@@ -2,7 +2,8 @@
 //! cells are joined at all (the components), built from the obstacle index when it changes.
 //!
 //! A cell is open when its centre is at least the clearance from every obstacle (and outside
-//! each). The clearance is at least a little more than half a cell, which is what makes the
+//! each); the obstacles' parts are rasterised onto the grid, so laying it costs in proportion to
+//! the obstacles' area. The clearance is at least a little more than half a cell, which is what makes the
 //! moves safe: a wall that crosses the straight line between two open neighbours' centres would
 //! pass within half a cell of one of them, so it would close that cell. A diagonal move also
 //! needs the cells it passes between open, so a route never cuts a corner.
@@ -29,6 +30,8 @@ pub(crate) struct Move {
     pub stride: isize,
     /// The other cells a diagonal move passes between, as offsets: each must be open.
     pub between: Vec<[i32; DIM]>,
+    /// The same as changes in index, for a cell away from the grid's sides.
+    pub between_strides: Vec<isize>,
 }
 
 /// The walkable cells of the world.
@@ -72,14 +75,8 @@ impl NavGrid {
         let cell_length = lattice.cell.to_array().iter().sum::<f32>() / DIM as f32;
         let clearance = clearance.max(0.51 * lattice.cell.max_element());
         let n = lattice.len();
-        let open: Vec<bool> = (0..n)
-            .map(|i| {
-                let centre = lattice.centre(lattice.coords(i));
-                index
-                    .surface(centre, clearance)
-                    .is_none_or(|s| s.distance >= clearance)
-            })
-            .collect();
+        let mut open = vec![true; n];
+        index.close_cells(&lattice, clearance, &mut open);
         let moves = moves(&lattice, cell_length);
         let mut grid = Self {
             lattice,
@@ -115,12 +112,19 @@ impl NavGrid {
                 continue;
             }
             let c = self.lattice.coords(i);
+            let inside = (0..DIM).all(|a| c[a] > 0 && c[a] < self.lattice.dims[a] - 1);
             let mut links = 0u32;
             for (m, step) in self.moves.iter().enumerate() {
-                let target = self.at(c, step.offset);
-                if target.is_some_and(|t| t != i)
-                    && step.between.iter().all(|&o| self.at(c, o).is_some())
-                {
+                let linked = if inside {
+                    // Away from the sides: strides, no coordinates.
+                    let at = |stride: isize| self.open[(i as isize + stride) as usize];
+                    at(step.stride) && step.between_strides.iter().all(|&s| at(s))
+                } else {
+                    let target = self.at(c, step.offset);
+                    target.is_some_and(|t| t != i)
+                        && step.between.iter().all(|&o| self.at(c, o).is_some())
+                };
+                if linked {
                     links |= 1 << m;
                 }
             }
@@ -215,15 +219,19 @@ fn moves(lattice: &Lattice, cell_length: f32) -> Vec<Move> {
         }
         let length = (Vector::from_array(offset.map(|o| o as f32)) * lattice.cell).length();
         let cost = (UNIT as f32 * length / cell_length).round() as u32;
-        let mut stride = 0isize;
-        let mut scale = 1isize;
-        for (a, &o) in offset.iter().enumerate() {
-            stride += o as isize * scale;
-            scale *= lattice.dims[a].max(1) as isize;
-        }
+        let stride_of = |offset: &[i32; DIM]| {
+            let mut stride = 0isize;
+            let mut scale = 1isize;
+            for (a, &o) in offset.iter().enumerate() {
+                stride += o as isize * scale;
+                scale *= lattice.dims[a].max(1) as isize;
+            }
+            stride
+        };
+        let stride = stride_of(&offset);
         // The offsets that keep some of this one's non-zero axes and zero the rest.
         let axes: Vec<usize> = (0..DIM).filter(|&a| offset[a] != 0).collect();
-        let between = (1..(1u32 << axes.len()) - 1)
+        let between: Vec<[i32; DIM]> = (1..(1u32 << axes.len()) - 1)
             .map(|mask| {
                 let mut o = [0; DIM];
                 for (k, &a) in axes.iter().enumerate() {
@@ -238,6 +246,7 @@ fn moves(lattice: &Lattice, cell_length: f32) -> Vec<Move> {
             offset,
             cost,
             stride,
+            between_strides: between.iter().map(stride_of).collect(),
             between,
         });
     }
