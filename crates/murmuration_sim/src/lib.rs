@@ -74,6 +74,8 @@
 //! [`Vec3`](bevy::math::Vec3)); [`math`] names the types of the dimension at hand.
 #![warn(missing_docs)]
 
+#[cfg(feature = "avian")]
+pub mod avian;
 mod block;
 pub mod bounds;
 pub mod components;

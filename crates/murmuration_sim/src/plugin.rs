@@ -83,8 +83,9 @@ impl Plugin for BoidsPlugin {
 /// The parts: [`StepPlugin`] (the step itself: parameters, flocks, the hash, flocking,
 /// integration, the transform sync; the others need it), [`EdgesPlugin`], [`ObstaclesPlugin`],
 /// [`RoutesPlugin`] (routes round obstacles for units and seeking boids), [`FleePlugin`], [`SeekPlugin`], [`UnitsPlugin`] (strategy-game units), [`HuntingPlugin`],
-/// [`PopulationPlugin`] ([`FlockPopulation`](crate::FlockPopulation)) and [`MetricsPlugin`]
-/// ([`FlockMetrics`](crate::metrics::FlockMetrics)).
+/// [`PopulationPlugin`] ([`FlockPopulation`](crate::FlockPopulation)), [`MetricsPlugin`]
+/// ([`FlockMetrics`](crate::metrics::FlockMetrics)) and, with the feature `avian`, the
+/// `AvianObstaclesPlugin` (Avian's static colliders as obstacles).
 ///
 /// The step runs in the schedule given to [`BoidsPlugins::new`]: usually [`FixedUpdate`];
 /// `Update` steps once a frame with the frame's delta (capped at [`MAX_DT`](crate::MAX_DT)); a
@@ -131,7 +132,7 @@ impl BoidsPlugins {
 
 impl PluginGroup for BoidsPlugins {
     fn build(self) -> PluginGroupBuilder {
-        PluginGroupBuilder::start::<Self>()
+        let group = PluginGroupBuilder::start::<Self>()
             .add(StepPlugin {
                 schedule: self.schedule,
                 params: self.params,
@@ -145,6 +146,9 @@ impl PluginGroup for BoidsPlugins {
             .add(UnitsPlugin)
             .add(HuntingPlugin)
             .add(PopulationPlugin)
-            .add(MetricsPlugin)
+            .add(MetricsPlugin);
+        #[cfg(feature = "avian")]
+        let group = group.add(crate::avian::AvianObstaclesPlugin);
+        group
     }
 }
