@@ -15,7 +15,7 @@
 //! obstacles; a move that would enter one or cross a wall stops just short of it and slides
 //! along it (the velocity loses its part into the surface). No boid, unit or hunter ends a
 //! step inside an obstacle or on the far side of a wall, at any speed and any step up to
-//! [`MAX_DT`](crate::MAX_DT). One that is inside all the same (an obstacle was put on it) leaves
+//! [`MAX_DT`]. One that is inside all the same (an obstacle was put on it) leaves
 //! by the nearest surface.
 //!
 //! **The index** ([`ObstacleIndex`]): obstacles are split into parts and binned into a grid once,
