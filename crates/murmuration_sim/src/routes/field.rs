@@ -37,12 +37,7 @@ impl FlowField {
         if !goal.is_finite() || grid.components == 0 {
             return None;
         }
-        let lattice = &grid.lattice;
-        let goal_cell = {
-            let c = lattice.cell_of(goal);
-            let clamped = std::array::from_fn(|a| c[a].clamp(0, lattice.dims[a] - 1));
-            lattice.index(clamped)?
-        };
+        let goal_cell = grid.goal_cell(goal)?;
         // Each component's cell nearest the goal: where its routes end.
         let mut nearest = vec![(f32::INFINITY, 0usize); grid.components as usize];
         for i in 0..grid.len() {

@@ -190,6 +190,15 @@ impl NavGrid {
         self.lattice.index(self.lattice.cell_of(p))
     }
 
+    /// The cell a goal at `p` belongs to: the cell it is in, or the grid's nearest cell to it
+    /// when it lies outside the grid (a goal beyond a world that does not wrap).
+    pub fn goal_cell(&self, p: Vector) -> Option<usize> {
+        let c = self.lattice.cell_of(p);
+        self.lattice.index(std::array::from_fn(|a| {
+            c[a].clamp(0, self.lattice.dims[a] - 1)
+        }))
+    }
+
     /// Whether the straight line from `a` along `d` stays in open cells (checked every half
     /// cell, and at its end).
     pub fn line_open(&self, a: Vector, d: Vector) -> bool {

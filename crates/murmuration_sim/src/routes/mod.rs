@@ -182,10 +182,7 @@ impl Routes {
     /// The field whose goal is in the cell of `target`, with the grid.
     fn field(&self, target: Vector) -> Option<(&NavGrid, &FlowField)> {
         let grid = self.grid.as_ref()?;
-        let lattice = &grid.lattice;
-        let c = lattice.cell_of(target);
-        let clamped = std::array::from_fn(|a| c[a].clamp(0, lattice.dims[a] - 1));
-        let cell = lattice.index(clamped)?;
+        let cell = grid.goal_cell(target)?;
         self.fields
             .iter()
             .find(|f| f.goal_cell == cell)
@@ -233,6 +230,37 @@ impl Routes {
         }
         out
     }
+
+    /// Whether a follower at `p` can reach `target` itself along its route (not only the
+    /// nearest point to it). `None` without a route to `target`.
+    pub fn reaches(&self, p: Vector, target: Vector) -> Option<bool> {
+        let (grid, field) = self.field(target)?;
+        let i = grid.cell(p)?;
+        Some(field.reaches_goal(grid, i))
+    }
+
+    /// Warns once per goal cell of an order to `target` that routes cannot reach: the target is
+    /// inside an obstacle (or nearer one than the clearance), or `shut_off` of its units cannot
+    /// reach it at all (walls shut them off).
+    pub(crate) fn warn_out_of_reach(&mut self, target: Vector, shut_off: usize) {
+        let Some((_, field)) = self.field(target) else {
+            return;
+        };
+        let (cell, closed) = (field.goal_cell, field.goal_closed);
+        let end = field.ends[field.goal_component as usize];
+        if closed && self.warned.insert((cell, true)) {
+            warn!(
+                "bevy_murmuration: the order's target {target} is inside an obstacle or nearer \
+                 one than the route clearance: its units go to the nearest open point, {end}"
+            );
+        }
+        if shut_off > 0 && self.warned.insert((cell, false)) {
+            warn!(
+                "bevy_murmuration: {shut_off} unit(s) cannot reach {target} (walls shut it \
+                 off): they go to the nearest point they can reach"
+            );
+        }
+    }
 }
 
 /// Lays the grid again when the obstacles, the world or the settings changed, then keeps a flow
@@ -272,12 +300,7 @@ pub(crate) fn plan_routes(
     let Some(grid) = routes.grid.as_ref() else {
         return;
     };
-    let cell_of = |goal: Vector| {
-        let lattice = &grid.lattice;
-        let c = lattice.cell_of(goal);
-        lattice.index(std::array::from_fn(|a| c[a].clamp(0, lattice.dims[a] - 1)))
-    };
-    let cells: Vec<Option<usize>> = wanted.iter().map(|&g| cell_of(g)).collect();
+    let cells: Vec<Option<usize>> = wanted.iter().map(|&g| grid.goal_cell(g)).collect();
     routes.fields.retain(|f| cells.contains(&Some(f.goal_cell)));
     for (&goal, &cell) in wanted.iter().zip(&cells) {
         let Some(cell) = cell else { continue };
@@ -289,39 +312,6 @@ pub(crate) fn plan_routes(
         };
         routes.plans += 1;
         routes.fields.push(field);
-    }
-}
-
-impl Routes {
-    /// Whether a follower at `p` can reach `target` itself along its route (not only the
-    /// nearest point to it). `None` without a route to `target`.
-    pub fn reaches(&self, p: Vector, target: Vector) -> Option<bool> {
-        let (grid, field) = self.field(target)?;
-        let i = grid.cell(p)?;
-        Some(field.reaches_goal(grid, i))
-    }
-
-    /// Warns once per goal cell of an order to `target` that routes cannot reach: the target is
-    /// inside an obstacle (or nearer one than the clearance), or `shut_off` of its units cannot
-    /// reach it at all (walls shut them off).
-    pub(crate) fn warn_out_of_reach(&mut self, target: Vector, shut_off: usize) {
-        let Some((_, field)) = self.field(target) else {
-            return;
-        };
-        let (cell, closed) = (field.goal_cell, field.goal_closed);
-        let end = field.ends[field.goal_component as usize];
-        if closed && self.warned.insert((cell, true)) {
-            warn!(
-                "bevy_murmuration: the order's target {target} is inside an obstacle or nearer \
-                 one than the route clearance: its units go to the nearest open point, {end}"
-            );
-        }
-        if shut_off > 0 && self.warned.insert((cell, false)) {
-            warn!(
-                "bevy_murmuration: {shut_off} unit(s) cannot reach {target} (walls shut it \
-                 off): they go to the nearest point they can reach"
-            );
-        }
     }
 }
 
