@@ -18,6 +18,7 @@ use murmuration_sim::internal::FlockTable;
 use murmuration_sim::internal::NeighbourSearch;
 use murmuration_sim::internal::flocking_forces;
 use murmuration_sim::prelude::*;
+use murmuration_sim::routes::RouteSettings;
 use murmuration_sim::units::Selected;
 
 #[global_allocator]
@@ -89,9 +90,15 @@ fn full_step_among_walls(bencher: Bencher, boids: usize) {
 const MAP: f32 = 2_048.0;
 
 /// 500 strategy units, selected, in a corner of a map 256 x 256 route cells wide with 2,000
-/// walls, warmed up.
-fn units_among_walls() -> App {
+/// walls, warmed up; `background`: routes planned on the `AsyncComputeTaskPool`.
+fn units_among_walls(background: bool) -> App {
     let mut app = StressFlock::new(0).app(threads());
+    if background {
+        app.insert_resource(RouteSettings {
+            background_above: 0,
+            ..default()
+        });
+    }
     app.insert_resource(SimulationBounds::turn_back(Rect::new(0.0, 0.0, MAP, MAP)))
         .insert_resource(FlockParams {
             max_speed: 90.0,
@@ -128,7 +135,19 @@ fn far_corner(k: usize) -> Vec2 {
 /// 256 x 256 cells) is planned in it.
 #[divan::bench(sample_size = 1, max_time = 4)]
 fn route_new_order(bencher: Bencher) {
-    let mut app = units_among_walls();
+    new_order(bencher, false);
+}
+
+/// The same, with the route planned on the `AsyncComputeTaskPool`
+/// (`RouteSettings::background_above` 0): what the step of an order costs when it does not
+/// wait for its route.
+#[divan::bench(sample_size = 1, max_time = 4)]
+fn route_new_order_background(bencher: Bencher) {
+    new_order(bencher, true);
+}
+
+fn new_order(bencher: Bencher, background: bool) {
+    let mut app = units_among_walls(background);
     let mut k = 0;
     bencher.bench_local(|| {
         k += 1;
@@ -142,7 +161,7 @@ fn route_new_order(bencher: Bencher) {
 /// A step of the same 500 units following a route already planned.
 #[divan::bench(sample_size = 1, max_time = 4)]
 fn route_follow(bencher: Bencher) {
-    let mut app = units_among_walls();
+    let mut app = units_among_walls(false);
     app.world_mut().write_message(UnitCommand::MoveTo {
         target: far_corner(0),
     });
@@ -156,7 +175,7 @@ fn route_follow(bencher: Bencher) {
 /// index, the route grid and the route are all built again.
 #[divan::bench(sample_size = 1, max_time = 4)]
 fn route_wall_moved(bencher: Bencher) {
-    let mut app = units_among_walls();
+    let mut app = units_among_walls(false);
     app.world_mut().write_message(UnitCommand::MoveTo {
         target: far_corner(0),
     });

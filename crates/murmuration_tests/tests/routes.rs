@@ -1,7 +1,7 @@
 //! Routes round walls: units ordered through rooms and doors all arrive, in a time the route's
 //! length bounds, never inside a wall, and one pushed off its route finds it again; the route
-//! is within 1.1x of the shortest path round the walls (worked out here by brute force); a
-//! school seeking food behind walls finds its way to it.
+//! is within 1.1x of the shortest path round the walls (worked out here by brute force), planned
+//! in the step or in the background; a school seeking food behind walls finds its way to it.
 
 mod common;
 
@@ -120,8 +120,28 @@ fn length(points: &[Vector]) -> f32 {
 /// pushed off its route into a corner of the first room halfway.
 #[test]
 fn units_route_through_rooms_and_doors() {
+    order_through_rooms(false);
+}
+
+/// The same order with the routes planned on the `AsyncComputeTaskPool`: the step of the order
+/// does not wait for them (the units steer straight meanwhile), the route is the same once
+/// ready, and every unit arrives in the same bound.
+#[test]
+fn routes_planned_in_the_background_lead_the_same_way() {
+    order_through_rooms(true);
+}
+
+/// [`units_route_through_rooms_and_doors`], with the routes planned in the step or in the
+/// background.
+fn order_through_rooms(background: bool) {
     let bounds = world();
     let mut app = app(unit_params(), bounds);
+    if background {
+        app.insert_resource(RouteSettings {
+            background_above: 0,
+            ..default()
+        });
+    }
     let walls = walls();
     spawn_walls(&mut app, &walls);
     let start = xyz([-250.0, 0.0, 0.0]);
@@ -140,6 +160,21 @@ fn units_route_through_rooms_and_doors() {
     app.world_mut()
         .write_message(UnitCommand::MoveTo { target });
     step(&mut app, 2);
+    if background {
+        let routes = app.world().resource::<Routes>();
+        assert!(
+            routes.is_planning() && !routes.is_routing(),
+            "the route was not left to the background"
+        );
+        // Steps go on while it is planned; give the pool's thread the time it needs.
+        let mut waited = 0;
+        while !app.world().resource::<Routes>().is_routing() {
+            assert!(waited < 10_000, "the background plan never finished");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            step(&mut app, 1);
+            waited += 1;
+        }
+    }
 
     let routes = app.world().resource::<Routes>();
     assert!(routes.is_routing(), "no route was planned");
@@ -202,6 +237,47 @@ fn units_route_through_rooms_and_doors() {
         "arrived in {:.1} s (bound {bound:.1} s; route {route:.0}, shortest {best:.0})",
         k as f32 / 64.0
     );
+}
+
+/// A wall that moves every step, with routes planned in the background: each grid laid is used
+/// while the next one is laid, so the units get a route all the same (a grid laid again from
+/// scratch each step would never be ready).
+#[test]
+fn a_wall_moving_every_step_still_gets_routes_in_the_background() {
+    let bounds = world();
+    let mut app = app(unit_params(), bounds);
+    app.insert_resource(RouteSettings {
+        background_above: 0,
+        ..default()
+    });
+    let [(first, half), second] = walls()[..] else {
+        unreachable!("two walls")
+    };
+    spawn_walls(&mut app, &[second]);
+    let moving = app
+        .world_mut()
+        .spawn((Obstacle::block(half * 2.0), Position(first)))
+        .id();
+    let start = xyz([-250.0, 0.0, 0.0]);
+    app.world_mut().spawn((Unit, Position(start)));
+    app.update();
+    app.world_mut().write_message(UnitCommand::SelectIn {
+        rect: Region::from_center_size(start, Vector::splat(100.0)),
+        add: false,
+    });
+    app.world_mut().write_message(UnitCommand::MoveTo {
+        target: xyz([250.0, 0.0, 0.0]),
+    });
+    let mut k = 0;
+    while !app.world().resource::<Routes>().is_routing() {
+        assert!(k < 10_000, "no route while the wall moves");
+        let sway = if k % 2 == 0 { 1.0 } else { -1.0 };
+        app.world_mut().get_mut::<Position>(moving).unwrap().0 = first + Vector::splat(sway);
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        step(&mut app, 1);
+        k += 1;
+    }
+    assert!(app.world().resource::<Routes>().plans() >= 1);
 }
 
 /// The share of `count` boids of a school within 100 of food behind both walls after 40 s.

@@ -24,7 +24,7 @@ use crate::math::{DIM, Vector};
 /// [`ObstaclesPlugin`](super::ObstaclesPlugin) in
 /// [`BoidsSystems::BuildHash`](crate::schedule::BoidsSystems::BuildHash) on a step when an
 /// obstacle was added, moved, changed or removed; read it to ask where the obstacles are.
-#[derive(Resource, Default, Debug)]
+#[derive(Resource, Default, Debug, Clone)]
 pub struct ObstacleIndex {
     parts: Vec<Part>,
     /// Each part's box.
@@ -43,7 +43,7 @@ pub struct ObstacleIndex {
 }
 
 /// The cells of the index: which parts each lists, in one array.
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Clone)]
 struct Grid {
     /// The cells.
     at: Lattice,

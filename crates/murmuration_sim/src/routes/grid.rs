@@ -65,13 +65,7 @@ impl NavGrid {
         clearance: f32,
         max_cells: u32,
     ) -> Self {
-        let lattice = Lattice::over(
-            bounds.rect.min,
-            bounds.rect.size(),
-            cell_size,
-            max_cells as f32,
-            bounds.wraps(),
-        );
+        let lattice = Self::lattice(bounds, cell_size, max_cells);
         let cell_length = lattice.cell.to_array().iter().sum::<f32>() / DIM as f32;
         let clearance = clearance.max(0.51 * lattice.cell.max_element());
         let n = lattice.len();
@@ -90,6 +84,18 @@ impl NavGrid {
         grid.link();
         grid.label();
         grid
+    }
+
+    /// The cells a grid over `bounds` has: about `cell_size` across, larger where more than
+    /// `max_cells` would be needed.
+    pub fn lattice(bounds: &SimulationBounds, cell_size: f32, max_cells: u32) -> Lattice {
+        Lattice::over(
+            bounds.rect.min,
+            bounds.rect.size(),
+            cell_size,
+            max_cells as f32,
+            bounds.wraps(),
+        )
     }
 
     /// How many cells it has.

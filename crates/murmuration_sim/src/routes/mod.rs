@@ -30,15 +30,22 @@
 //!
 //! Cost (BENCHMARKS.md, Intel Xeon VM, two threads): an order for 500 units across a map of
 //! 256 x 256 cells with 2,000 walls is planned in about 2 ms (the step with it 2.6 ms, without
-//! 0.54 ms); a moved wall, which lays the grid again, about 7 ms. It runs in the step, not on a
-//! task pool, so a route is ready in the step its order is given and a replay is the same.
-//! Following a route is a few cell lookups per follower.
+//! 0.54 ms); a moved wall, which lays the grid again, about 7 ms. A grid of up to
+//! [`RouteSettings::background_above`] cells (by default every grid the default settings lay)
+//! is planned in the step, so a route is ready in the step its order is given and a replay is
+//! the same; a larger one is laid and searched on Bevy's
+//! [`AsyncComputeTaskPool`], so an order never holds up a frame, and its routes are followed
+//! from the step they are ready. Following a route is a few cell lookups per follower.
 
 mod field;
 mod grid;
 
+use std::sync::Arc;
+
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
+use bevy::tasks::futures::check_ready;
+use bevy::tasks::{AsyncComputeTaskPool, Task};
 
 use crate::bounds::{SimulationBounds, StepBounds};
 use crate::math::Vector;
@@ -90,6 +97,15 @@ pub struct RouteSettings {
     pub clearance: f32,
     /// The most cells the grid may have. Default 65,536 (256 x 256).
     pub max_cells: u32,
+    /// A grid of more cells than this is laid, and its routes planned, on Bevy's
+    /// [`AsyncComputeTaskPool`], so that the step goes on meanwhile: a new route is followed
+    /// from the step it is ready (followers steer straight, or by the route to the same goal
+    /// on the grid before, until then). Up to this size, routes are planned in the step, ready
+    /// in the step their order is given and the same on every replay. Default 65,536: the
+    /// default grid is planned in the step (an order for 500 units about 2 ms; a moved wall
+    /// among 2,000 about 8 ms), a larger one in the background. 0 plans every route in the
+    /// background.
+    pub background_above: u32,
 }
 
 impl Default for RouteSettings {
@@ -98,7 +114,18 @@ impl Default for RouteSettings {
             cell_size: 8.0,
             clearance: 10.0,
             max_cells: 65_536,
+            background_above: 65_536,
         }
+    }
+}
+
+impl RouteSettings {
+    /// The pool to plan a grid of `cells` cells on: `None` plans it in the step (a grid no
+    /// larger than [`RouteSettings::background_above`], or an app without Bevy's task pools).
+    fn background(&self, cells: usize) -> Option<&'static AsyncComputeTaskPool> {
+        (cells as u64 > u64::from(self.background_above))
+            .then(AsyncComputeTaskPool::try_get)
+            .flatten()
     }
 }
 
@@ -135,16 +162,56 @@ impl Validate for RouteSettings {
     }
 }
 
+/// What a grid is laid for: the obstacle index's build, the world and the settings.
+type LaidFor = (u64, SimulationBounds, RouteSettings);
+
+/// A flow field with the grid it was planned on.
+#[derive(Debug)]
+struct Planned {
+    grid: Arc<NavGrid>,
+    field: FlowField,
+}
+
+impl Planned {
+    /// Whether this field's goal is `target`'s cell.
+    fn goes_to(&self, target: Vector) -> bool {
+        self.grid.goal_cell(target) == Some(self.field.goal_cell)
+    }
+}
+
+/// A flow field being planned in the background.
+#[derive(Debug)]
+struct Planning {
+    grid: Arc<NavGrid>,
+    /// The goal's cell on `grid`.
+    goal_cell: usize,
+    task: Task<Option<FlowField>>,
+}
+
+impl Planning {
+    /// Whether this field's goal is `target`'s cell.
+    fn goes_to(&self, target: Vector) -> bool {
+        self.grid.goal_cell(target) == Some(self.goal_cell)
+    }
+}
+
 /// The routes to this step's goals: the grid of open cells and a flow field per goal. Read it
 /// with [`Routes::toward`] (where to head) or [`Routes::path`] (the whole route, to draw).
 #[derive(Resource, Default, Debug)]
 pub struct Routes {
-    grid: Option<NavGrid>,
-    fields: Vec<FlowField>,
+    /// The newest grid laid.
+    grid: Option<Arc<NavGrid>>,
+    /// The fields in use: on the newest grid, and on an older one for a goal whose field on
+    /// the newest is still being planned.
+    fields: Vec<Planned>,
     /// The goals asked for this step.
     wanted: Vec<Vector>,
-    /// The obstacle index build, bounds and settings the grid was laid for.
-    laid_for: Option<(u64, SimulationBounds, RouteSettings)>,
+    /// What the newest grid was laid for.
+    laid_for: Option<LaidFor>,
+    /// A grid being laid in the background, and what for.
+    laying: Option<(LaidFor, Task<NavGrid>)>,
+    /// Fields being planned in the background, at most one a goal.
+    planning: Vec<Planning>,
     /// Orders' goals already warned of: the cell a goal was in, and whether it was closed (or
     /// out of some unit's reach).
     warned: HashSet<(usize, bool)>,
@@ -165,6 +232,12 @@ impl Routes {
         !self.fields.is_empty()
     }
 
+    /// Whether a grid or a route is being planned in the background
+    /// ([`RouteSettings::background_above`]).
+    pub fn is_planning(&self) -> bool {
+        self.laying.is_some() || !self.planning.is_empty()
+    }
+
     /// How many flow fields have been planned since the app started (each a search of the
     /// grid).
     pub fn plans(&self) -> u64 {
@@ -179,14 +252,24 @@ impl Routes {
             .map_or((0, 0), |g| (g.len(), g.open.iter().filter(|&&o| o).count()))
     }
 
-    /// The field whose goal is in the cell of `target`, with the grid.
+    /// The field to `target`'s cell, with its grid: the one on the newest grid, else one on
+    /// an older grid while the newest one's is planned.
     fn field(&self, target: Vector) -> Option<(&NavGrid, &FlowField)> {
-        let grid = self.grid.as_ref()?;
-        let cell = grid.goal_cell(target)?;
-        self.fields
-            .iter()
-            .find(|f| f.goal_cell == cell)
-            .map(|f| (grid, f))
+        let mut found = None;
+        for planned in self.fields.iter().filter(|f| f.goes_to(target)) {
+            found = Some((&*planned.grid, &planned.field));
+            if self.is_newest(planned) {
+                break;
+            }
+        }
+        found
+    }
+
+    /// Whether `planned` is on the newest grid.
+    fn is_newest(&self, planned: &Planned) -> bool {
+        self.grid
+            .as_ref()
+            .is_some_and(|g| Arc::ptr_eq(g, &planned.grid))
     }
 
     /// Where a follower at `p` going to `target` heads: along its route, a vector as long as the
@@ -261,10 +344,132 @@ impl Routes {
             );
         }
     }
+
+    /// Forgets every grid and route (no obstacles to route round).
+    fn clear(&mut self) {
+        *self = Self {
+            plans: self.plans,
+            ..default()
+        };
+    }
+
+    /// Makes `grid` the newest; the fields on older grids, and those being planned on them,
+    /// stay until their goals' fields on this one are ready.
+    fn install(&mut self, grid: NavGrid, laid_for: LaidFor) {
+        self.grid = Some(Arc::new(grid));
+        self.laid_for = Some(laid_for);
+        self.warned.clear();
+    }
+
+    /// Makes sure the newest grid is laid for `laid_for`, or is being laid for it: in the step,
+    /// or in the background. A grid laid in the background that is ready becomes the newest
+    /// even when the obstacles have changed again since (it is newer than the one in use), and
+    /// the next is laid after it, so that obstacles that move every step still get a grid.
+    fn lay(&mut self, index: &ObstacleIndex, laid_for: LaidFor) {
+        if let Some((_, task)) = &mut self.laying
+            && let Some(grid) = check_ready(task)
+        {
+            let (done_for, _) = self.laying.take().expect("a grid was being laid");
+            self.install(grid, done_for);
+        }
+        if self.laid_for.as_ref() == Some(&laid_for) || self.laying.is_some() {
+            return;
+        }
+        let (_, bounds, settings) = &laid_for;
+        let cells = NavGrid::lattice(bounds, settings.cell_size, settings.max_cells).len();
+        let lay = |index: &ObstacleIndex, (_, bounds, settings): &LaidFor| {
+            let (size, clearance) = (settings.cell_size, settings.clearance);
+            NavGrid::build(index, bounds, size, clearance, settings.max_cells)
+        };
+        match settings.background(cells) {
+            Some(pool) => {
+                let index = index.clone();
+                let key = laid_for.clone();
+                let task = pool.spawn(async move { lay(&index, &key) });
+                self.laying = Some((laid_for, task));
+            }
+            None => {
+                let grid = lay(index, &laid_for);
+                self.install(grid, laid_for);
+            }
+        }
+    }
+
+    /// Keeps a field for each goal in `wanted` on the newest grid (planning the new ones, in
+    /// the step or in the background) and drops the rest; a field on an older grid stays until
+    /// its goal's field on the newest is ready. A goal has at most one field being planned at a
+    /// time: one on an older grid finishes, and is used, before the next is planned, so that
+    /// a grid laid again every step still gets its fields.
+    fn plan(&mut self, wanted: &[Vector], bounds: &SimulationBounds, settings: &RouteSettings) {
+        let mut i = 0;
+        while i < self.planning.len() {
+            let Some(field) = check_ready(&mut self.planning[i].task) else {
+                i += 1;
+                continue;
+            };
+            let done = self.planning.remove(i);
+            if let Some(field) = field {
+                self.plans += 1;
+                self.fields.push(Planned {
+                    grid: done.grid,
+                    field,
+                });
+            }
+        }
+        let Some(grid) = self.grid.clone() else {
+            self.fields.clear();
+            self.planning.clear();
+            return;
+        };
+        self.planning
+            .retain(|p| wanted.iter().any(|&goal| p.goes_to(goal)));
+        for &goal in wanted {
+            let Some(cell) = grid.goal_cell(goal) else {
+                continue;
+            };
+            let newest = |f: &Planned| Arc::ptr_eq(&f.grid, &grid) && f.field.goal_cell == cell;
+            if self.fields.iter().any(newest) || self.planning.iter().any(|p| p.goes_to(goal)) {
+                continue;
+            }
+            if let Some(pool) = settings.background(grid.len()) {
+                let (on, bounds) = (grid.clone(), *bounds);
+                let task = pool.spawn(async move { FlowField::build(&on, &bounds, goal) });
+                self.planning.push(Planning {
+                    grid: grid.clone(),
+                    goal_cell: cell,
+                    task,
+                });
+            } else if let Some(field) = FlowField::build(&grid, bounds, goal) {
+                self.plans += 1;
+                self.fields.push(Planned {
+                    grid: grid.clone(),
+                    field,
+                });
+            }
+        }
+        // Keep the fields whose goal is still wanted: on the newest grid, or on an older one
+        // while the newest one's field to that goal is not ready.
+        let kept: Vec<bool> = self
+            .fields
+            .iter()
+            .map(|f| {
+                wanted.iter().any(|&g| f.goes_to(g))
+                    && (Arc::ptr_eq(&f.grid, &grid)
+                        || !self.fields.iter().any(|n| {
+                            Arc::ptr_eq(&n.grid, &grid)
+                                && wanted.iter().any(|&g| f.goes_to(g) && n.goes_to(g))
+                        }))
+            })
+            .collect();
+        let mut keep = kept.into_iter();
+        self.fields.retain(|_| keep.next().unwrap_or(false));
+    }
 }
 
 /// Lays the grid again when the obstacles, the world or the settings changed, then keeps a flow
-/// field for each goal asked for this step (planning the new ones) and drops the rest.
+/// field for each goal asked for this step (planning the new ones) and drops the rest: in the
+/// step, or on the [`AsyncComputeTaskPool`] for a grid larger than
+/// [`RouteSettings::background_above`].
 pub(crate) fn plan_routes(
     bounds: Res<StepBounds>,
     settings: Res<RouteSettings>,
@@ -276,43 +481,16 @@ pub(crate) fn plan_routes(
     let index = index.filter(|index| !index.is_empty());
     let Some(index) = index else {
         // Nothing to route round.
-        routes.grid = None;
-        routes.fields.clear();
-        routes.laid_for = None;
-        return;
-    };
-    if wanted.is_empty() && routes.fields.is_empty() {
-        return;
-    }
-    let key = (index.builds(), **bounds, settings.clone());
-    if routes.laid_for.as_ref() != Some(&key) {
-        routes.grid = Some(NavGrid::build(
-            &index,
-            &bounds,
-            settings.cell_size,
-            settings.clearance,
-            settings.max_cells,
-        ));
-        routes.fields.clear();
-        routes.warned.clear();
-        routes.laid_for = Some(key);
-    }
-    let Some(grid) = routes.grid.as_ref() else {
-        return;
-    };
-    let cells: Vec<Option<usize>> = wanted.iter().map(|&g| grid.goal_cell(g)).collect();
-    routes.fields.retain(|f| cells.contains(&Some(f.goal_cell)));
-    for (&goal, &cell) in wanted.iter().zip(&cells) {
-        let Some(cell) = cell else { continue };
-        if routes.fields.iter().any(|f| f.goal_cell == cell) {
-            continue;
+        if routes.grid.is_some() || routes.is_planning() {
+            routes.clear();
         }
-        let Some(field) = FlowField::build(grid, &bounds, goal) else {
-            continue;
-        };
-        routes.plans += 1;
-        routes.fields.push(field);
+        return;
+    };
+    if wanted.is_empty() && routes.fields.is_empty() && !routes.is_planning() {
+        return;
     }
+    routes.lay(&index, (index.builds(), **bounds, settings.clone()));
+    routes.plan(&wanted, &bounds, &settings);
 }
 
 #[cfg(test)]
