@@ -2,7 +2,8 @@
 //! brute-force neighbours at 1k and 10k, and the hash rebuild and the neighbour sums alone.
 //!
 //! `cargo bench -p murmuration_sim --bench step` (release build). The same step among 2,000 wall
-//! segments at 10k and 100k, and 500 strategy units given routes across a 256 x 256-cell map.
+//! segments at 10k and 100k, with 10,000 obstacles on one spot, and 500 strategy units given
+//! routes across a 256 x 256-cell map.
 //! Every flock is
 //! `murmuration_harness::stress::StressFlock` (the starlings preset, two species, a wrapping world at
 //! about 12 neighbours per boid), warmed up before timing. Threads: `MURMURATION_BENCH_THREADS`,
@@ -79,6 +80,23 @@ fn full_step_among_walls(bencher: Bencher, boids: usize) {
     let mut app = flock.app(threads());
     for (wall, at) in walls(flock.bounds().rect.size().x, 2_000) {
         app.world_mut().spawn((wall, Position(at)));
+    }
+    for _ in 0..WARM_UP_STEPS {
+        app.update();
+    }
+    bencher.bench_local(|| app.update());
+}
+
+/// One step of 10,000 boids with 10,000 round obstacles spawned on one spot, the world's
+/// centre (bad input: they are kept as one), against [`full_step`] at 10,000.
+#[divan::bench(sample_size = 1, max_time = 4)]
+fn full_step_obstacles_on_one_spot(bencher: Bencher) {
+    let flock = StressFlock::new(10_000);
+    let mut app = flock.app(threads());
+    let centre = flock.bounds().rect.center();
+    for _ in 0..10_000 {
+        app.world_mut()
+            .spawn((Obstacle::round(40.0), Position(centre)));
     }
     for _ in 0..WARM_UP_STEPS {
         app.update();

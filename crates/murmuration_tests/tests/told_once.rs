@@ -177,6 +177,25 @@ fn every_problem_is_told_once() {
             assert_all_finite(&mut app);
         });
     }
+    // 10,000 obstacles on one spot: kept once, told once, though the index is rebuilt every
+    // step.
+    assert_told_once("10,000 obstacles on one spot", "repeat another", || {
+        let mut app = flock_app(FlockParams::default(), bounds, 100, 7);
+        for _ in 0..10_000 {
+            app.world_mut()
+                .spawn((Obstacle::round(30.0), Position(bounds.rect.center())));
+        }
+        let mover = app
+            .world_mut()
+            .spawn((Obstacle::round(10.0), Position(bounds.rect.min)))
+            .id();
+        for k in 0..50 {
+            app.world_mut().get_mut::<Position>(mover).unwrap().0 =
+                bounds.rect.min + Vector::splat(k as f32);
+            step(&mut app, 1);
+        }
+        assert_all_finite(&mut app);
+    });
     // Route goals out of reach: inside a wall, and shut off by walls.
     let order = |app: &mut App, from: Vector, to: Vector| {
         app.world_mut().spawn((Unit, Position(from)));

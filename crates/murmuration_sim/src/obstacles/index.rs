@@ -40,6 +40,8 @@ pub struct ObstacleIndex {
     reach: f32,
     /// How many times it was built.
     builds: u64,
+    /// How many parts repeated another exactly at the last build (dropped).
+    repeated: usize,
 }
 
 /// The cells of the index: which parts each lists, in one array.
@@ -98,6 +100,7 @@ impl ObstacleIndex {
         mut warn: impl FnMut(Entity, String),
     ) {
         self.builds += 1;
+        self.repeated = 0;
         self.parts.clear();
         self.vertices.clear();
         self.bounds = *bounds;
@@ -146,7 +149,15 @@ impl ObstacleIndex {
         let vertices = &self.vertices;
         let key = |part: &Part| part.key(vertices);
         let mut seen = bevy::platform::collections::HashSet::new();
+        let before = self.parts.len();
         self.parts.retain(|part| seen.insert(key(part)));
+        self.repeated = before - self.parts.len();
+    }
+
+    /// How many parts repeated another exactly at the last build: obstacles on one spot, each
+    /// kept once.
+    pub fn repeated(&self) -> usize {
+        self.repeated
     }
 
     /// Lays out the grid and lists each part in the cells its box overlaps (an edge only in

@@ -198,7 +198,9 @@ fn index_reach(table: &FlockTable, settings: &ObstacleSettings) -> f32 {
 
 /// Rebuilds the [`ObstacleIndex`] on a step when an obstacle was added, moved, turned, changed
 /// or removed, or the world, the flocks' speeds or the settings changed its reach. An obstacle
-/// that gives no parts (a degenerate shape, a non-finite position) is warned of once.
+/// that gives no parts (a degenerate shape, a non-finite position) is warned of once; so are
+/// obstacles that repeat another exactly (kept once), when there are more of them than the
+/// last warning said.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn index_obstacles(
     bounds: Res<StepBounds>,
@@ -215,6 +217,7 @@ pub(crate) fn index_obstacles(
     obstacles: Query<(Entity, &Obstacle, &Position, &Transform), Without<FlockId>>,
     mut index: ResMut<ObstacleIndex>,
     mut warned: Local<EntityHashSet>,
+    mut repeats_told: Local<usize>,
 ) {
     let reach = index_reach(&table, &settings);
     let built = index.reach();
@@ -236,6 +239,14 @@ pub(crate) fn index_obstacles(
             warn!("bevy_murmuration: obstacle {entity}: {why}");
         }
     });
+    let repeated = index.repeated();
+    if repeated > *repeats_told {
+        warn!(
+            "bevy_murmuration: {repeated} obstacle part(s) repeat another exactly (obstacles \
+             spawned on one spot): each is kept once"
+        );
+        *repeats_told = repeated;
+    }
 }
 
 /// Steer along and away from the [`Obstacle`]s each boid is near or heading for.
