@@ -1,4 +1,4 @@
-//! A murmuration in three dimensions above a roost at dusk: thousands of low-poly birds banking through their turns, a hawk among them; drag to fly round it, right-drag to pan, scroll to zoom; the settings panel edits the flock live.
+//! A murmuration in three dimensions above a roost at dusk: thousands of low-poly birds banking through their turns, a hawk hunting among them (the panel counts its catches); drag to fly round it, right-drag to pan, scroll to zoom; the settings panel edits the flock live.
 
 mod common;
 
@@ -62,6 +62,7 @@ fn main() {
             )),
             ..FlockPopulation::new(3000, 1)
         })
+        .insert_resource(CatchRules::default())
         .add_systems(Startup, setup)
         .run();
 }
@@ -121,7 +122,8 @@ fn setup(
         Transform::from_xyz(0.0, 15.0, 0.0),
     ));
     commands.spawn((Name::new("Roost"), Attractor, Position(ROOST)));
-    // A hawk hunts the cloud (without catching), so it splits and closes up again.
+    // A hawk hunts the cloud, so it splits and closes up again; now and then it catches a bird
+    // (the panel counts them), which joins the flock again at the edge of the sky.
     commands.spawn((
         Name::new("Hawk"),
         Hunter::default(),

@@ -1,22 +1,28 @@
 //! The presets and rules do what the tutorials say, measured with `FlockMetrics` over the last
 //! fifth of a seeded headless run (the same measurement as the `report` example).
 
-use bevy::prelude::*;
+mod common;
+
+use common::*;
 use murmuration_harness::measured::MeasuredRun;
+use murmuration_sim::math::Region;
 use murmuration_sim::metrics::FlockMetrics;
 use murmuration_sim::prelude::*;
 
-/// 300 boids released in the middle of a wrapping 1000 x 750 world, flown for `seconds`.
+/// 300 boids released in the middle of a wrapping world as crowded as 1000 x 750
+/// ([`world_as_crowded_as`]), flown for `seconds`.
 fn measure(params: FlockParams, seconds: f32) -> FlockMetrics {
     measure_n(params, seconds, 300)
 }
 
 fn measure_n(params: FlockParams, seconds: f32, boids: usize) -> FlockMetrics {
+    let world = world_as_crowded_as(1000.0, 750.0);
+    let middle = Region::from_center_size(world.center(), world.size() * 0.5);
     let m = MeasuredRun {
         params,
-        bounds: SimulationBounds::wrap(Rect::new(0.0, 0.0, 1000.0, 750.0)),
+        bounds: SimulationBounds::wrap(world),
         population: FlockPopulation {
-            region: Some(Rect::new(250.0, 190.0, 750.0, 560.0)),
+            region: Some(middle),
             ..FlockPopulation::new(boids, 1)
         },
         seconds,

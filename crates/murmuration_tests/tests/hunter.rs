@@ -52,26 +52,25 @@ fn a_hunter_closes_on_a_fleeing_boid() {
         previous = d;
     }
     let reached_at = reached_at.expect("the hunter never reached its prey");
-    // It keeps after it. Without a catch rule it flies through its prey, which turns away far
-    // more tightly (fleeing has weight 4) than the hunter can (max force 200 at 150 units/s is a
-    // 112-unit turn); it swings round and comes back: measured 147 units away at worst, back
-    // within 17 about 7 s after the first pass.
-    let (mut swung_out, mut came_back) = (false, f32::INFINITY);
-    for _ in 0..64 * 10 {
+    // It keeps after it. Without a catch rule it flies through its prey, which turns away more
+    // tightly (fleeing has weight 4, the hunter's chase 2.5); it swings round and comes back,
+    // again and again: within 25 units at least once in every 3 s.
+    let (mut farthest, mut gap, mut longest_gap) = (0.0f32, 0, 0);
+    for _ in 0..64 * 12 {
         step(&mut app, 1);
         let d = distance(&app);
-        swung_out |= d > 100.0;
-        if swung_out {
-            came_back = came_back.min(d);
-        }
+        farthest = farthest.max(d);
+        gap = if d < 25.0 { 0 } else { gap + 1 };
+        longest_gap = longest_gap.max(gap);
     }
-    assert!(
-        swung_out,
-        "it never overshot, which this test does not expect"
+    println!(
+        "reached after {reached_at} steps; then at most {farthest} away, at most {} s beyond 25",
+        longest_gap as f32 / 64.0
     );
     assert!(
-        came_back < 25.0,
-        "reached after {reached_at} steps, came back only to {came_back}"
+        longest_gap < 64 * 3,
+        "reached after {reached_at} steps, then more than 25 away for {} s (at most {farthest})",
+        longest_gap as f32 / 64.0
     );
 }
 

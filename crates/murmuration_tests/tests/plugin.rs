@@ -1,5 +1,5 @@
-//! The plugin itself: sets, resources, transform sync, stats, adding it twice, missing resources,
-//! spawning and despawning mid-run.
+//! The plugin itself, in both dimensions: sets, resources, transform sync, stats, adding it
+//! twice, missing resources, spawning and despawning mid-run.
 
 mod common;
 
@@ -12,6 +12,7 @@ use murmuration_sim::hunting::CatchStats;
 use murmuration_sim::hunting::HuntingPlugin;
 use murmuration_sim::internal::FlockTable;
 use murmuration_sim::internal::HashSlot;
+use murmuration_sim::math::{Region, Vector};
 use murmuration_sim::metrics::FlockMetrics;
 use murmuration_sim::metrics::MetricsPlugin;
 use murmuration_sim::params::NeighbourMode;
@@ -28,7 +29,7 @@ fn adding_the_plugin_twice_warns_and_steps_once() {
         .add_plugins(BoidsPlugins::default())
         .add_plugins(BoidsPlugins::default().with_params(FlockParams::sheep()))
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
-    let b = spawn_boid(&mut app, Vec2::ZERO, Vec2::new(100.0, 0.0), 0);
+    let b = spawn_boid(&mut app, Vector::ZERO, xyz([100.0, 0.0, 0.0]), 0);
     step(&mut app, 3);
     assert_eq!(app.world().resource::<FlockStats>().steps, 3);
     // The first plugin's parameters are the ones in use.
@@ -44,7 +45,7 @@ fn adding_the_plugin_twice_warns_and_steps_once() {
 #[test]
 fn without_bounds_the_flock_pauses_and_resumes() {
     let mut app = app(FlockParams::default(), SimulationBounds::default());
-    let b = spawn_boid(&mut app, Vec2::ZERO, Vec2::new(100.0, 0.0), 0);
+    let b = spawn_boid(&mut app, Vector::ZERO, xyz([100.0, 0.0, 0.0]), 0);
     step(&mut app, 2);
     let bounds = app
         .world_mut()
@@ -75,22 +76,22 @@ fn a_user_inserted_resource_is_kept() {
 fn transforms_follow_position_and_heading() {
     let mut app = app(FlockParams::default(), SimulationBounds::default());
     app.add_plugins(bevy::transform::TransformPlugin);
-    let b = spawn_boid(&mut app, Vec2::new(10.0, 20.0), Vec2::new(0.0, 100.0), 0);
+    let b = spawn_boid(&mut app, xyz([10.0, 20.0, 0.0]), xyz([0.0, 100.0, 0.0]), 0);
     step(&mut app, 2);
     let p = app.world().get::<Position>(b).unwrap().0;
     let previous = app.world().get::<PreviousPosition>(b).unwrap().0.unwrap();
     assert!(
-        (p - previous - Vec2::new(0.0, 100.0 / 64.0)).length() < 1e-4,
+        (p - previous - xyz([0.0, 100.0 / 64.0, 0.0])).length() < 1e-4,
         "one step apart"
     );
     // In FixedUpdate the transform is interpolated by how far the frame is into the next step.
     let t = app.world().resource::<Time<Fixed>>().overstep_fraction();
     let transform = app.world().get::<Transform>(b).unwrap();
     let expected = previous.lerp(p, t);
-    assert!((transform.translation.truncate() - expected).length() < 1e-4);
-    let heading = (transform.rotation * Vec3::X).truncate();
+    assert!((xyz(transform.translation.to_array()) - expected).length() < 1e-4);
+    let heading = xyz((transform.rotation * Vec3::X).to_array());
     assert!(
-        (heading - Vec2::Y).length() < 1e-5,
+        (heading - Vector::Y).length() < 1e-5,
         "faces along +y: {heading}"
     );
     let g = app.world().get::<GlobalTransform>(b).unwrap();
@@ -104,11 +105,12 @@ fn transforms_follow_position_and_heading() {
     step(&mut app, 1);
     let p = app.world().get::<Position>(b).unwrap().0;
     assert_eq!(
-        app.world()
+        xyz(app
+            .world()
             .get::<Transform>(b)
             .unwrap()
             .translation
-            .truncate(),
+            .to_array()),
         p
     );
 }
@@ -119,7 +121,12 @@ fn a_boid_crossing_the_seam_is_interpolated_across_it() {
         FlockParams::default(),
         SimulationBounds::wrap(rect(400.0, 300.0)),
     );
-    let b = spawn_boid(&mut app, Vec2::new(399.5, 100.0), Vec2::new(100.0, 0.0), 0);
+    let b = spawn_boid(
+        &mut app,
+        xyz([399.5, 100.0, 0.0]),
+        xyz([100.0, 0.0, 0.0]),
+        0,
+    );
     step(&mut app, 1);
     let p = app.world().get::<Position>(b).unwrap().0;
     let previous = app.world().get::<PreviousPosition>(b).unwrap().0.unwrap();
@@ -156,7 +163,7 @@ fn boids_can_come_and_go_between_steps() {
     }
     step(&mut app, 1);
     assert_eq!(app.world().resource::<FlockStats>().boids, 60);
-    let newcomer = spawn_boid(&mut app, Vec2::splat(200.0), Vec2::new(50.0, 0.0), 3);
+    let newcomer = spawn_boid(&mut app, Vector::splat(200.0), xyz([50.0, 0.0, 0.0]), 3);
     step(&mut app, 5);
     assert_eq!(app.world().resource::<FlockStats>().boids, 61);
     let slot = app.world().get::<HashSlot>(newcomer).unwrap();
@@ -195,9 +202,9 @@ fn bad_parameters_are_clamped_once_and_reported() {
             max_force: -1.0,
             ..FlockParams::default()
         },
-        SimulationBounds::wrap(Rect {
-            min: Vec2::splat(10.0),
-            max: Vec2::splat(-10.0),
+        SimulationBounds::wrap(Region {
+            min: Vector::splat(10.0),
+            max: Vector::splat(-10.0),
         }),
         50,
         63,
@@ -207,7 +214,10 @@ fn bad_parameters_are_clamped_once_and_reported() {
     assert_eq!(params.perception_radius, FlockParams::MIN_DISTANCE);
     assert_eq!(params.max_force, 0.0);
     let bounds = app.world().resource::<SimulationBounds>();
-    assert_eq!(bounds.rect, Rect::new(-10.0, -10.0, 10.0, 10.0));
+    assert_eq!(
+        bounds.rect,
+        Region::from_corners(Vector::splat(-10.0), Vector::splat(10.0))
+    );
     for (_, p, v) in boids(&mut app) {
         assert!(p.is_finite() && v.is_finite());
     }
@@ -219,9 +229,9 @@ fn a_nan_boid_is_repaired_and_spreads_nothing() {
     let mut app = flock_app(FlockParams::default(), bounds, 200, 64);
     step(&mut app, 2);
     let victim = boids(&mut app)[0].0;
-    app.world_mut().get_mut::<Position>(victim).unwrap().0 = Vec2::NAN;
+    app.world_mut().get_mut::<Position>(victim).unwrap().0 = Vector::NAN;
     let other = boids(&mut app)[1].0;
-    app.world_mut().get_mut::<Velocity>(other).unwrap().0 = Vec2::new(f32::INFINITY, 0.0);
+    app.world_mut().get_mut::<Velocity>(other).unwrap().0 = xyz([f32::INFINITY, 0.0, 0.0]);
     step(&mut app, 50);
     for (e, p, v) in boids(&mut app) {
         assert!(p.is_finite() && v.is_finite(), "{e}: {p} {v}");
@@ -264,7 +274,7 @@ fn the_topological_mode_follows_k_neighbours() {
         field_of_view: 360.0,
         ..FlockParams::default()
     };
-    let bounds = SimulationBounds::wrap(rect(300.0, 300.0));
+    let bounds = SimulationBounds::wrap(world_as_crowded_as(300.0, 300.0));
     let mut app = flock_app(params, bounds, 400, 65);
     step(&mut app, 5);
     let stats = app.world().resource::<FlockStats>();
@@ -327,7 +337,7 @@ fn parts_of_the_plugin_group_can_be_left_out() {
                 .disable::<MetricsPlugin>(),
         )
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
-    let b = spawn_boid(&mut app, Vec2::ZERO, Vec2::new(100.0, 0.0), 0);
+    let b = spawn_boid(&mut app, Vector::ZERO, xyz([100.0, 0.0, 0.0]), 0);
     step(&mut app, 3);
     assert!(app.world().get::<Position>(b).unwrap().x > 1.0, "it flies");
     let world = app.world();
@@ -349,7 +359,7 @@ fn the_simulation_can_run_in_a_schedule_of_its_own() {
         .insert_resource(TimeUpdateStrategy::ManualDuration(
             core::time::Duration::from_secs_f64(1.0 / 60.0),
         ));
-    let b = spawn_boid(&mut app, Vec2::ZERO, Vec2::new(60.0, 0.0), 0);
+    let b = spawn_boid(&mut app, Vector::ZERO, xyz([60.0, 0.0, 0.0]), 0);
     for _ in 0..3 {
         app.update();
     }

@@ -1,9 +1,9 @@
-//! `steer` and the other behaviour functions: bounded, zero-safe, never NaN.
+//! `steer` and the other behaviour functions: bounded, zero-safe, never NaN, in both dimensions.
 
-use bevy::prelude::*;
 use murmuration_sim::internal::{
     Candidate, Coords, NeighbourSums, Observer, accumulate, accumulate_coincident,
 };
+use murmuration_sim::math::{Vector, xyz};
 use murmuration_sim::obstacles::obstacle_push;
 use murmuration_sim::steering::{flee_direction, steer, steer_to_velocity};
 use murmuration_sim::units::arrive;
@@ -12,7 +12,7 @@ use rand::{RngExt, SeedableRng};
 
 /// The separation push one neighbour at delta `d` adds to a boid's sums (through the rule
 /// itself); one on the very same spot pushes along `tie`.
-fn separation_push(d: Vec2, tie: Vec2) -> Vec2 {
+fn separation_push(d: Vector, tie: Vector) -> Vector {
     let o = Observer::new(Coords::zero(), Coords::zero(), 0, 1e6, 1e6, 0.0);
     let c = Candidate {
         position: Coords::of(d),
@@ -29,8 +29,9 @@ fn separation_push(d: Vec2, tie: Vec2) -> Vec2 {
     sums.separation.to_vector()
 }
 
-fn random_vec(rng: &mut Xoshiro256PlusPlus, scale: f32) -> Vec2 {
-    Vec2::new(rng.random::<f32>() - 0.5, rng.random::<f32>() - 0.5) * 2.0 * scale
+fn random_vec(rng: &mut Xoshiro256PlusPlus, scale: f32) -> Vector {
+    let a: [f32; 3] = std::array::from_fn(|_| rng.random::<f32>() - 0.5);
+    xyz(a) * 2.0 * scale
 }
 
 #[test]
@@ -59,43 +60,52 @@ fn steer_never_exceeds_max_force_and_is_never_nan() {
 fn steer_turns_toward_the_desired_velocity() {
     // Flying +x at 100, asked to go +y at 120, with plenty of force: the force is exactly
     // desired - v.
-    let f = steer(Vec2::new(0.0, 5.0), Vec2::new(100.0, 0.0), 120.0, 1000.0);
-    assert!((f - Vec2::new(-100.0, 120.0)).length() < 1e-3, "{f}");
+    let f = steer(xyz([0.0, 5.0, 0.0]), xyz([100.0, 0.0, 0.0]), 120.0, 1000.0);
+    assert!((f - xyz([-100.0, 120.0, 0.0])).length() < 1e-3, "{f}");
     // With little force it keeps the direction of desired - v.
-    let f = steer(Vec2::new(0.0, 5.0), Vec2::new(100.0, 0.0), 120.0, 10.0);
+    let f = steer(xyz([0.0, 5.0, 0.0]), xyz([100.0, 0.0, 0.0]), 120.0, 10.0);
     assert!((f.length() - 10.0).abs() < 1e-4);
-    assert!(f.normalize().dot(Vec2::new(-100.0, 120.0).normalize()) > 0.9999);
+    assert!(f.normalize().dot(xyz([-100.0, 120.0, 0.0]).normalize()) > 0.9999);
 }
 
 #[test]
 fn zero_direction_gives_zero_force() {
     assert_eq!(
-        steer(Vec2::ZERO, Vec2::new(30.0, -4.0), 120.0, 200.0),
-        Vec2::ZERO
+        steer(Vector::ZERO, xyz([30.0, -4.0, 0.0]), 120.0, 200.0),
+        Vector::ZERO
     );
     assert_eq!(
-        steer(Vec2::NAN, Vec2::new(30.0, -4.0), 120.0, 200.0),
-        Vec2::ZERO
+        steer(Vector::NAN, xyz([30.0, -4.0, 0.0]), 120.0, 200.0),
+        Vector::ZERO
     );
-    assert_eq!(steer(Vec2::ZERO, Vec2::ZERO, 0.0, 0.0), Vec2::ZERO);
-    assert_eq!(steer_to_velocity(Vec2::ZERO, Vec2::ZERO, 200.0), Vec2::ZERO);
+    assert_eq!(steer(Vector::ZERO, Vector::ZERO, 0.0, 0.0), Vector::ZERO);
+    assert_eq!(
+        steer_to_velocity(Vector::ZERO, Vector::ZERO, 200.0),
+        Vector::ZERO
+    );
 }
 
 #[test]
 fn coincident_things_push_along_the_tie_break() {
-    let push = separation_push(Vec2::ZERO, Vec2::X);
+    let push = separation_push(Vector::ZERO, Vector::X);
     assert!(push.is_finite() && push.x > 0.0 && push.y == 0.0);
     // Inside an obstacle (10 deep), the push is more than a whole one.
-    assert_eq!(obstacle_push(-10.0, Vec2::Y, 30.0), Vec2::Y * (40.0 / 30.0));
-    assert_eq!(obstacle_push(30.0, Vec2::Y, 30.0), Vec2::ZERO);
-    assert_eq!(flee_direction(Vec2::ZERO, 100.0, || -Vec2::X), -Vec2::X);
+    assert_eq!(
+        obstacle_push(-10.0, Vector::Y, 30.0),
+        Vector::Y * (40.0 / 30.0)
+    );
+    assert_eq!(obstacle_push(30.0, Vector::Y, 30.0), Vector::ZERO);
+    assert_eq!(
+        flee_direction(Vector::ZERO, 100.0, || -Vector::X),
+        -Vector::X
+    );
 }
 
 #[test]
 fn separation_is_inverse_distance() {
     // A neighbour 5 away pushes four times as hard as one 20 away (the tutorial's example).
-    let near = separation_push(Vec2::new(5.0, 0.0), Vec2::X);
-    let far = separation_push(Vec2::new(20.0, 0.0), Vec2::X);
+    let near = separation_push(xyz([5.0, 0.0, 0.0]), Vector::X);
+    let far = separation_push(xyz([20.0, 0.0, 0.0]), Vector::X);
     assert!((near.length() / far.length() - 4.0).abs() < 1e-5);
     assert!(near.x < 0.0, "pushes away from the neighbour");
 }
@@ -104,20 +114,20 @@ fn separation_is_inverse_distance() {
 fn arrive_slows_inside_the_slow_radius_and_brakes_at_the_target() {
     // The gain is 4 k = 4 * 120 / 80 = 6 per second.
     // At rest, 40 units away with slow radius 80: desired speed is half of max.
-    let f = arrive(Vec2::new(40.0, 0.0), Vec2::ZERO, 80.0, 120.0, 1000.0);
-    assert!((f - Vec2::new(360.0, 0.0)).length() < 1e-3, "{f}");
+    let f = arrive(xyz([40.0, 0.0, 0.0]), Vector::ZERO, 80.0, 120.0, 1000.0);
+    assert!((f - xyz([360.0, 0.0, 0.0])).length() < 1e-3, "{f}");
     // On the target and moving: brake against the velocity.
-    let f = arrive(Vec2::ZERO, Vec2::new(10.0, 0.0), 80.0, 120.0, 1000.0);
-    assert!((f - Vec2::new(-60.0, 0.0)).length() < 1e-4, "{f}");
+    let f = arrive(Vector::ZERO, xyz([10.0, 0.0, 0.0]), 80.0, 120.0, 1000.0);
+    assert!((f - xyz([-60.0, 0.0, 0.0])).length() < 1e-4, "{f}");
     // Already at the desired velocity: no force; capped at max force.
     let f = arrive(
-        Vec2::new(500.0, 0.0),
-        Vec2::new(120.0, 0.0),
+        xyz([500.0, 0.0, 0.0]),
+        xyz([120.0, 0.0, 0.0]),
         80.0,
         120.0,
         1000.0,
     );
     assert!(f.length() < 1e-3, "{f}");
-    let f = arrive(Vec2::new(500.0, 0.0), Vec2::ZERO, 80.0, 120.0, 200.0);
-    assert!((f - Vec2::new(200.0, 0.0)).length() < 1e-3, "{f}");
+    let f = arrive(xyz([500.0, 0.0, 0.0]), Vector::ZERO, 80.0, 120.0, 200.0);
+    assert!((f - xyz([200.0, 0.0, 0.0])).length() < 1e-3, "{f}");
 }
