@@ -8,6 +8,8 @@ use murmuration_sim::metrics::FlockMetrics;
 use murmuration_sim::prelude::*;
 use murmuration_sim::stats::FlockStats;
 
+use crate::room_per_boid;
+
 /// A headless run to measure: a flock flown from its seed in its own app for `seconds` of
 /// simulated time at `steps_per_second`.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,8 +31,8 @@ pub struct MeasuredRun {
 
 impl MeasuredRun {
     /// World area a boid in [`Self::steady`]: 1200 x 900 for 1,000 boids. (In 3D the world is
-    /// as crowded for a perception radius of 50: a box of the same shape, 900 deep, whose
-    /// volume is `4/3 * 50` times the area.)
+    /// as crowded for a perception radius of 50, [`room_per_boid`]: a box of the same shape,
+    /// 900 deep.)
     pub const AREA_PER_BOID: f32 = 1080.0;
 
     /// The steady-state run of the `report` example and the spacing tests: `boids` boids from
@@ -39,11 +41,7 @@ impl MeasuredRun {
     /// [`Attractor`] at the centre of the world (as the starlings example's roost).
     pub fn steady(params: FlockParams, boids: usize, seed: u64, pulled: bool) -> Self {
         let shape = xyz([1200.0, 900.0, 900.0]);
-        let per_boid = if DIM == 2 {
-            Self::AREA_PER_BOID
-        } else {
-            4.0 / 3.0 * 50.0 * Self::AREA_PER_BOID
-        };
+        let per_boid = room_per_boid(Self::AREA_PER_BOID, 50.0);
         let shape_measure = shape.to_array().iter().product::<f32>();
         let size = shape * (boids as f32 * per_boid / shape_measure).powf(1.0 / DIM as f32);
         let world = Region::from_corners(Vector::ZERO, size);

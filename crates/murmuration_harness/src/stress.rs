@@ -17,6 +17,8 @@ use murmuration_sim::math::{DIM, Region, Vector};
 use murmuration_sim::prelude::*;
 use murmuration_sim::stats::FlockStats;
 
+use crate::room_per_boid;
+
 /// World area per boid, square world units. With the starlings' 70-unit perception radius and
 /// 290-degree field of view a uniform flock at this density has about 12 neighbours per boid
 /// (and about 40 candidates in its 3x3 block of cells); the flock gathers as it flies, so
@@ -106,16 +108,10 @@ impl StressFlock {
     }
 
     /// The world's side (at least 400): a square of `boids * area_per_boid` square units, or in
-    /// 3D the cube as crowded for the starlings' perception radius `r`, whose perception balls
-    /// hold as many boids as the discs do in 2D (`side^3 = boids * 4/3 r area_per_boid`).
+    /// 3D the cube as crowded for the starlings' perception radius ([`room_per_boid`]).
     fn side(&self) -> f32 {
         let r = FlockParams::starlings().perception_radius;
-        let per_boid = if DIM == 2 {
-            self.area_per_boid
-        } else {
-            4.0 / 3.0 * r * self.area_per_boid
-        };
-        (self.boids as f32 * per_boid)
+        (self.boids as f32 * room_per_boid(self.area_per_boid, r))
             .powf(1.0 / DIM as f32)
             .max(400.0)
     }

@@ -3,6 +3,7 @@
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
+use murmuration_harness::room_per_boid;
 use murmuration_sim::hash::SpatialHash;
 pub use murmuration_sim::math::xyz;
 use murmuration_sim::math::{DIM, Region, Vector};
@@ -78,14 +79,13 @@ pub fn rect(w: f32, h: f32) -> Region {
 }
 
 /// The size of a world as crowded as the `w` x `h` rectangle for a flock that sees 50 units
-/// (the default perception radius): the rectangle in 2D; in 3D a cube whose volume makes a
-/// perception ball hold as many boids as the disc does in the rectangle
-/// (`side^3 = 4/3 * 50 * w * h`), so that a test asks the same of a flock in both dimensions.
+/// (the default perception radius): the rectangle in 2D; in 3D a cube of the volume
+/// [`room_per_boid`] gives, so that a test asks the same of a flock in both dimensions.
 pub fn as_crowded_as(w: f32, h: f32) -> Vector {
     if DIM == 2 {
         xyz([w, h, 0.0])
     } else {
-        Vector::splat((4.0 / 3.0 * 50.0 * w * h).cbrt())
+        Vector::splat(room_per_boid(w * h, 50.0).cbrt())
     }
 }
 
