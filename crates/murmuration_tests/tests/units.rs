@@ -1,10 +1,11 @@
-//! Strategy-game units: selection rules, move orders, a neat crowd that stops without jitter,
-//! and sliding round an obstacle.
+//! Strategy-game units, in both dimensions: selection rules, move orders, a neat crowd that
+//! stops without jitter, and sliding round an obstacle.
 
 mod common;
 
 use bevy::prelude::*;
 use common::*;
+use murmuration_sim::math::{Region, Vector};
 use murmuration_sim::prelude::*;
 use murmuration_sim::units::MoveOrder;
 use murmuration_sim::units::OrderMarker;
@@ -24,17 +25,28 @@ fn unit_params(separation_weight: f32) -> FlockParams {
     }
 }
 
+/// A world 1000 x 800 (and 800 deep in 3D, from -400 to 400, so that units at depth 0 are in
+/// its middle).
 fn unit_app(separation_weight: f32) -> App {
+    let world = Region::from_center_size(xyz([500.0, 400.0, 0.0]), xyz([1000.0, 800.0, 800.0]));
     app(
         unit_params(separation_weight),
-        SimulationBounds::turn_back(rect(1000.0, 800.0)),
+        SimulationBounds::turn_back(world),
     )
 }
 
-fn spawn_squad(app: &mut App, origin: Vec2, n: usize) -> Vec<Entity> {
+/// The box from `a` to `b` (either corner order), `depth` deep round depth 0 in 3D.
+fn area(a: [f32; 2], b: [f32; 2], depth: f32) -> Region {
+    Region::from_corners(
+        xyz([a[0], a[1], -depth / 2.0]),
+        xyz([b[0], b[1], depth / 2.0]),
+    )
+}
+
+fn spawn_squad(app: &mut App, origin: Vector, n: usize) -> Vec<Entity> {
     (0..n)
         .map(|i| {
-            let p = origin + Vec2::new((i % 6) as f32 * 26.0, (i / 6) as f32 * 26.0);
+            let p = origin + xyz([(i % 6) as f32 * 26.0, (i / 6) as f32 * 26.0, 0.0]);
             app.world_mut().spawn((Unit, Position(p))).id()
         })
         .collect()
@@ -56,36 +68,36 @@ fn selected(app: &mut App) -> Vec<Entity> {
 fn selection_rules() {
     let e = |i: u32| Entity::from_raw_u32(i + 1).unwrap();
     let units = [
-        (e(0), Vec2::new(0.0, 0.0), false),
-        (e(1), Vec2::new(30.0, 0.0), true),
-        (e(2), Vec2::new(100.0, 100.0), false),
+        (e(0), xyz([0.0, 0.0, 0.0]), false),
+        (e(1), xyz([30.0, 0.0, 0.0]), true),
+        (e(2), xyz([100.0, 100.0, 0.0]), false),
     ];
     let at = |point, add| UnitCommand::SelectAt { point, add };
     // A click picks the nearest unit within the pick radius, replacing the selection.
     assert_eq!(
-        select(&at(Vec2::new(4.0, 3.0), false), &units, 12.0),
+        select(&at(xyz([4.0, 3.0, 0.0]), false), &units, 12.0),
         Some(vec![e(0)])
     );
     // With Shift it adds.
     assert_eq!(
-        select(&at(Vec2::new(4.0, 3.0), true), &units, 12.0),
+        select(&at(xyz([4.0, 3.0, 0.0]), true), &units, 12.0),
         Some(vec![e(1), e(0)])
     );
     // Empty ground clears, unless Shift.
     assert_eq!(
-        select(&at(Vec2::new(60.0, 60.0), false), &units, 12.0),
+        select(&at(xyz([60.0, 60.0, 0.0]), false), &units, 12.0),
         Some(vec![])
     );
     assert_eq!(
-        select(&at(Vec2::new(60.0, 60.0), true), &units, 12.0),
+        select(&at(xyz([60.0, 60.0, 0.0]), true), &units, 12.0),
         Some(vec![e(1)])
     );
     // A rectangle (either corner order) takes every unit inside.
-    let rect = Rect::from_corners(Vec2::new(120.0, 120.0), Vec2::new(-10.0, -10.0));
+    let rect = area([120.0, 120.0], [-10.0, -10.0], 20.0);
     let inside = UnitCommand::SelectIn { rect, add: false };
     assert_eq!(select(&inside, &units, 12.0), Some(vec![e(0), e(1), e(2)]));
     let small = UnitCommand::SelectIn {
-        rect: Rect::new(20.0, -5.0, 200.0, 5.0),
+        rect: area([20.0, -5.0], [200.0, 5.0], 10.0),
         add: false,
     };
     assert_eq!(select(&small, &units, 12.0), Some(vec![e(1)]));
@@ -94,7 +106,7 @@ fn selection_rules() {
 #[test]
 fn a_unit_stands_still_until_ordered() {
     let mut app = unit_app(1.6);
-    let squad = spawn_squad(&mut app, Vec2::new(300.0, 300.0), 6);
+    let squad = spawn_squad(&mut app, xyz([300.0, 300.0, 0.0]), 6);
     step(&mut app, 120);
     for &u in &squad {
         let v = app.world().get::<Velocity>(u).unwrap().length();
@@ -106,20 +118,20 @@ fn a_unit_stands_still_until_ordered() {
 #[test]
 fn ordered_units_spread_round_the_point_and_stop_without_jitter() {
     let mut app = unit_app(1.6);
-    let squad = spawn_squad(&mut app, Vec2::new(100.0, 100.0), 24);
-    let bystanders = spawn_squad(&mut app, Vec2::new(100.0, 600.0), 6);
+    let squad = spawn_squad(&mut app, xyz([100.0, 100.0, 0.0]), 24);
+    let bystanders = spawn_squad(&mut app, xyz([100.0, 600.0, 0.0]), 6);
     app.update();
     send(
         &mut app,
         UnitCommand::SelectIn {
-            rect: Rect::new(50.0, 50.0, 300.0, 300.0),
+            rect: area([50.0, 50.0], [300.0, 300.0], 100.0),
             add: false,
         },
     );
     let mut expected = squad.clone();
     expected.sort();
     assert_eq!(selected(&mut app), expected);
-    let target = Vec2::new(650.0, 420.0);
+    let target = xyz([650.0, 420.0, 0.0]);
     send(&mut app, UnitCommand::MoveTo { target });
     // Only the selected units got the order.
     for &u in &squad {
@@ -131,7 +143,7 @@ fn ordered_units_spread_round_the_point_and_stop_without_jitter() {
     }
     step(&mut app, 64 * 15);
     // Settle check: within a crowd radius of the point, not stacked, still.
-    let positions: Vec<Vec2> = squad
+    let positions: Vec<Vector> = squad
         .iter()
         .map(|&u| app.world().get::<Position>(u).unwrap().0)
         .collect();
@@ -159,7 +171,7 @@ fn ordered_units_spread_round_the_point_and_stop_without_jitter() {
     // the last of the separation easing overlapping neighbours apart), and after that not at
     // all (the dead band lets the crowd come to rest).
     step(&mut app, 64 * 5);
-    let later: Vec<Vec2> = squad
+    let later: Vec<Vector> = squad
         .iter()
         .map(|&u| app.world().get::<Position>(u).unwrap().0)
         .collect();
@@ -179,29 +191,29 @@ fn ordered_units_spread_round_the_point_and_stop_without_jitter() {
 #[test]
 fn without_separation_units_stack_on_the_point() {
     let mut app = unit_app(0.0);
-    let squad = spawn_squad(&mut app, Vec2::new(100.0, 100.0), 12);
+    let squad = spawn_squad(&mut app, xyz([100.0, 100.0, 0.0]), 12);
     app.update();
     send(
         &mut app,
         UnitCommand::SelectIn {
-            rect: Rect::new(0.0, 0.0, 400.0, 400.0),
+            rect: area([0.0, 0.0], [400.0, 400.0], 100.0),
             add: false,
         },
     );
     send(
         &mut app,
         UnitCommand::MoveTo {
-            target: Vec2::new(600.0, 400.0),
+            target: xyz([600.0, 400.0, 0.0]),
         },
     );
     step(&mut app, 64 * 15);
-    let positions: Vec<Vec2> = squad
+    let positions: Vec<Vector> = squad
         .iter()
         .map(|&u| app.world().get::<Position>(u).unwrap().0)
         .collect();
     let spread = positions
         .iter()
-        .map(|p| p.distance(Vec2::new(600.0, 400.0)))
+        .map(|p| p.distance(xyz([600.0, 400.0, 0.0])))
         .fold(0.0, f32::max);
     assert!(
         spread < 8.0,
@@ -212,26 +224,26 @@ fn without_separation_units_stack_on_the_point() {
 #[test]
 fn a_unit_slides_round_an_obstacle_in_its_way() {
     let mut app = unit_app(1.6);
-    let unit = spawn_squad(&mut app, Vec2::new(200.0, 400.0), 1)[0];
+    let unit = spawn_squad(&mut app, xyz([200.0, 400.0, 0.0]), 1)[0];
     // Dead centre on the straight line to the target.
     app.world_mut()
-        .spawn((Obstacle::round(60.0), Position(Vec2::new(450.0, 400.0))));
+        .spawn((Obstacle::round(60.0), Position(xyz([450.0, 400.0, 0.0]))));
     app.update();
     send(
         &mut app,
         UnitCommand::SelectAt {
-            point: Vec2::new(200.0, 400.0),
+            point: xyz([200.0, 400.0, 0.0]),
             add: false,
         },
     );
-    let target = Vec2::new(750.0, 400.0);
+    let target = xyz([750.0, 400.0, 0.0]);
     send(&mut app, UnitCommand::MoveTo { target });
     let mut closest = f32::INFINITY;
     let mut arrived_at = None;
     for i in 0..64 * 25 {
         step(&mut app, 1);
         let p = app.world().get::<Position>(unit).unwrap().0;
-        closest = closest.min(p.distance(Vec2::new(450.0, 400.0)));
+        closest = closest.min(p.distance(xyz([450.0, 400.0, 0.0])));
         if arrived_at.is_none() && p.distance(target) < 5.0 {
             arrived_at = Some(i);
         }
