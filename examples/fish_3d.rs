@@ -1,14 +1,15 @@
 //! A school in a glass tank with rocks and a sunken wreck, and a shark: the school turns along the glass, flows round the rocks and the wreck and opens round the shark; drag to swim round the tank, right-drag to pan, scroll to zoom; the settings panel edits the school live.
 
 mod common;
+mod stage3d;
 
-use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::prelude::*;
 use bevy_murmuration::d3::egui::Preset;
 use bevy_murmuration::d3::prelude::*;
 use bevy_murmuration::d3::sim::bounds::Edges;
 
 use common::CapturePlugin;
+use stage3d::Stage;
 
 /// The tank: 1,200 long, 500 high, 700 deep, its floor at y = 0.
 const TANK: Vec3 = Vec3::new(1200.0, 500.0, 700.0);
@@ -34,20 +35,23 @@ fn main() {
         TANK + Vec3::new(2.0, 0.0, 2.0) * BEYOND_GLASS,
     );
     App::new()
-        .add_plugins(DefaultPlugins.set(WindowPlugin {
-            primary_window: Some(Window {
-                title: "bevy_murmuration: fish in 3D".into(),
-                resolution: (1280, 720).into(),
-                ..default()
-            }),
-            ..default()
-        }))
-        .insert_resource(Time::<Fixed>::from_hz(60.0))
-        .insert_resource(ClearColor(WATER))
-        .insert_resource(GlobalAmbientLight {
-            color: Color::srgb(0.6, 0.8, 0.9),
-            brightness: 500.0,
-            ..default()
+        // Water far fish fade into, and light from the surface.
+        .add_plugins(Stage {
+            title: "bevy_murmuration: fish in 3D",
+            air: WATER,
+            fog: (700.0, 2600.0),
+            ambient: (Color::srgb(0.6, 0.8, 0.9), 500.0),
+            sun: (
+                Color::srgb(0.85, 0.95, 1.0),
+                5000.0,
+                Vec3::new(0.3, 1.0, 0.2),
+            ),
+            camera: OrbitCamera {
+                focus: Vec3::new(0.0, 220.0, 0.0),
+                distance: 1250.0,
+                yaw: 0.35,
+                pitch: 0.18,
+            },
         })
         .add_plugins(
             BoidsPlugins::new(FixedUpdate)
@@ -80,34 +84,6 @@ fn setup(
     mut materials: ResMut<Assets<StandardMaterial>>,
     params: Res<FlockParams>,
 ) {
-    commands.spawn((
-        Name::new("Camera"),
-        Camera3d::default(),
-        Tonemapping::ReinhardLuminance,
-        OrbitCamera {
-            focus: Vec3::new(0.0, 220.0, 0.0),
-            distance: 1250.0,
-            yaw: 0.35,
-            pitch: 0.18,
-        },
-        DistanceFog {
-            color: WATER,
-            falloff: FogFalloff::Linear {
-                start: 700.0,
-                end: 2600.0,
-            },
-            ..default()
-        },
-    ));
-    // Light from the surface.
-    commands.spawn((
-        DirectionalLight {
-            color: Color::srgb(0.85, 0.95, 1.0),
-            illuminance: 5000.0,
-            ..default()
-        },
-        Transform::from_xyz(0.3, 1.0, 0.2).looking_at(Vec3::ZERO, Vec3::Y),
-    ));
     // The sandy floor.
     commands.spawn((
         Mesh3d(meshes.add(Plane3d::default().mesh().size(TANK.x, TANK.z))),

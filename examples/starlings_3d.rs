@@ -1,14 +1,15 @@
 //! A murmuration in three dimensions above a roost at dusk: thousands of low-poly birds banking through their turns, a hawk hunting among them (the panel counts its catches); drag to fly round it, right-drag to pan, scroll to zoom; the settings panel edits the flock live.
 
 mod common;
+mod stage3d;
 
-use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::prelude::*;
 use bevy_murmuration::d3::egui::Preset;
 use bevy_murmuration::d3::prelude::*;
 use bevy_murmuration::d3::sim::bounds::Edges;
 
 use common::CapturePlugin;
+use stage3d::Stage;
 
 /// The sky the birds fly in: 2,400 wide and deep, 800 high, above the ground at y = 0.
 const SKY: Vec3 = Vec3::new(2400.0, 800.0, 2400.0);
@@ -19,21 +20,23 @@ const ROOST: Vec3 = Vec3::new(0.0, 120.0, 0.0);
 fn main() {
     let sky = Box3::from_center_size(Vec3::new(0.0, 120.0 + SKY.y / 2.0, 0.0), SKY);
     App::new()
-        .add_plugins(DefaultPlugins.set(WindowPlugin {
-            primary_window: Some(Window {
-                title: "bevy_murmuration: starlings in 3D".into(),
-                resolution: (1280, 720).into(),
-                ..default()
-            }),
-            ..default()
-        }))
-        .insert_resource(Time::<Fixed>::from_hz(60.0))
-        // A dusk sky: the fog and the background share its colour, so far birds fade into it.
-        .insert_resource(ClearColor(DUSK))
-        .insert_resource(GlobalAmbientLight {
-            color: Color::srgb(0.7, 0.6, 0.7),
-            brightness: 400.0,
-            ..default()
+        // A dusk sky, far birds fading into it, and the low sun behind the cloud.
+        .add_plugins(Stage {
+            title: "bevy_murmuration: starlings in 3D",
+            air: DUSK,
+            fog: (900.0, 3600.0),
+            ambient: (Color::srgb(0.7, 0.6, 0.7), 400.0),
+            sun: (
+                Color::srgb(1.0, 0.75, 0.55),
+                6000.0,
+                Vec3::new(-1.0, 0.35, -1.0),
+            ),
+            camera: OrbitCamera {
+                focus: ROOST + Vec3::Y * 300.0,
+                distance: 1500.0,
+                yaw: 0.5,
+                pitch: 0.12,
+            },
         })
         .add_plugins(
             BoidsPlugins::new(FixedUpdate)
@@ -75,34 +78,6 @@ fn setup(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
 ) {
-    commands.spawn((
-        Name::new("Camera"),
-        Camera3d::default(),
-        Tonemapping::ReinhardLuminance,
-        OrbitCamera {
-            focus: ROOST + Vec3::Y * 300.0,
-            distance: 1500.0,
-            yaw: 0.5,
-            pitch: 0.12,
-        },
-        DistanceFog {
-            color: DUSK,
-            falloff: FogFalloff::Linear {
-                start: 900.0,
-                end: 3600.0,
-            },
-            ..default()
-        },
-    ));
-    // The low sun, behind the cloud.
-    commands.spawn((
-        DirectionalLight {
-            color: Color::srgb(1.0, 0.75, 0.55),
-            illuminance: 6000.0,
-            ..default()
-        },
-        Transform::from_xyz(-1.0, 0.35, -1.0).looking_at(Vec3::ZERO, Vec3::Y),
-    ));
     // The fields, and the dark reed bed the birds wheel over.
     commands.spawn((
         Mesh3d(meshes.add(Plane3d::default().mesh().size(12_000.0, 12_000.0))),
