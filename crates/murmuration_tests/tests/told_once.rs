@@ -62,6 +62,21 @@ fn assert_told_once(name: &str, keyword: &str, case: impl FnOnce()) {
     assert!(ours[0].contains(keyword), "{name}: {}", ours[0]);
 }
 
+/// Runs 50 steps while another obstacle moves (so the obstacle index is rebuilt every step),
+/// then checks every boid is finite.
+fn step_with_a_moving_obstacle(app: &mut App) {
+    let min = app.world().resource::<SimulationBounds>().rect.min;
+    let mover = app
+        .world_mut()
+        .spawn((Obstacle::round(10.0), Position(min)))
+        .id();
+    for k in 0..50 {
+        app.world_mut().get_mut::<Position>(mover).unwrap().0 = min + Vector::splat(k as f32);
+        step(app, 1);
+    }
+    assert_all_finite(app);
+}
+
 #[test]
 fn every_problem_is_told_once() {
     tracing::subscriber::set_global_default(Registry::default().with(Record)).unwrap();
@@ -165,16 +180,7 @@ fn every_problem_is_told_once() {
             let mut app = flock_app(FlockParams::default(), bounds, 100, 7);
             app.world_mut()
                 .spawn((obstacle, Position(bounds.rect.center())));
-            let mover = app
-                .world_mut()
-                .spawn((Obstacle::round(10.0), Position(bounds.rect.min)))
-                .id();
-            for k in 0..50 {
-                app.world_mut().get_mut::<Position>(mover).unwrap().0 =
-                    bounds.rect.min + Vector::splat(k as f32);
-                step(&mut app, 1);
-            }
-            assert_all_finite(&mut app);
+            step_with_a_moving_obstacle(&mut app);
         });
     }
     // 10,000 obstacles on one spot: kept once, told once, though the index is rebuilt every
@@ -185,16 +191,7 @@ fn every_problem_is_told_once() {
             app.world_mut()
                 .spawn((Obstacle::round(30.0), Position(bounds.rect.center())));
         }
-        let mover = app
-            .world_mut()
-            .spawn((Obstacle::round(10.0), Position(bounds.rect.min)))
-            .id();
-        for k in 0..50 {
-            app.world_mut().get_mut::<Position>(mover).unwrap().0 =
-                bounds.rect.min + Vector::splat(k as f32);
-            step(&mut app, 1);
-        }
-        assert_all_finite(&mut app);
+        step_with_a_moving_obstacle(&mut app);
     });
     // Route goals out of reach: inside a wall, and shut off by walls.
     let order = |app: &mut App, from: Vector, to: Vector| {
