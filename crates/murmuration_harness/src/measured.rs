@@ -61,6 +61,58 @@ impl MeasuredRun {
     /// Flies the run and returns the mean [`FlockMetrics`] over its last fifth (sampled at every
     /// refresh, every 30 steps).
     pub fn measure(&self) -> FlockMetrics {
+        let steps = (f64::from(self.seconds) * self.steps_per_second).round() as u64;
+        let mut app = self.app();
+        let mut samples = Vec::new();
+        let mut last = 0;
+        // The first update only starts the clock.
+        while app.world().resource::<FlockStats>().steps < steps {
+            app.update();
+            let metrics = app.world().resource::<FlockMetrics>();
+            if metrics.step != last && metrics.step * 5 >= steps * 4 {
+                samples.push(metrics.clone());
+            }
+            last = metrics.step;
+        }
+        FlockMetrics::mean(&samples)
+    }
+
+    /// Flies the run until the flock has settled: until the mean nearest-neighbour distance over
+    /// the last [`Self::SETTLE_WINDOW`] seconds is within 2% of the window's before, or for
+    /// [`Self::seconds`] at most. Returns the mean [`FlockMetrics`] of the last window and the
+    /// simulated seconds flown.
+    pub fn measure_settled(&self) -> (FlockMetrics, f32) {
+        let window = (f64::from(Self::SETTLE_WINDOW) * self.steps_per_second).round() as u64;
+        let most = (f64::from(self.seconds) * self.steps_per_second).round() as u64;
+        let mut app = self.app();
+        let (mut samples, mut before) = (Vec::new(), None::<f32>);
+        let mut last = 0;
+        loop {
+            app.update();
+            let metrics = app.world().resource::<FlockMetrics>();
+            if metrics.step != last {
+                samples.push(metrics.clone());
+            }
+            last = metrics.step;
+            let steps = app.world().resource::<FlockStats>().steps;
+            if steps % window == 0 && steps > 0 && !samples.is_empty() {
+                let mean = FlockMetrics::mean(&samples);
+                let settled = before.is_some_and(|b| (mean.nn_distance - b).abs() <= 0.02 * b);
+                if settled || steps >= most {
+                    return (mean, (steps as f64 / self.steps_per_second) as f32);
+                }
+                before = Some(mean.nn_distance);
+                samples.clear();
+            }
+        }
+    }
+
+    /// The window over which [`Self::measure_settled`] compares the nearest-neighbour distance:
+    /// 30 simulated seconds.
+    pub const SETTLE_WINDOW: f32 = 30.0;
+
+    /// The run's headless app, its flock spawned (and its roost), not yet updated.
+    fn app(&self) -> App {
         let mut app = App::new();
         app.add_plugins(MinimalPlugins)
             .add_plugins(
@@ -74,18 +126,6 @@ impl MeasuredRun {
         if let Some(at) = self.roost {
             app.world_mut().spawn((Attractor, Position(at)));
         }
-        let steps = (f64::from(self.seconds) * self.steps_per_second).round() as u64;
-        let mut samples = Vec::new();
-        let mut last = 0;
-        // The first update only starts the clock.
-        while app.world().resource::<FlockStats>().steps < steps {
-            app.update();
-            let metrics = app.world().resource::<FlockMetrics>();
-            if metrics.step != last && metrics.step * 5 >= steps * 4 {
-                samples.push(metrics.clone());
-            }
-            last = metrics.step;
-        }
-        FlockMetrics::mean(&samples)
+        app
     }
 }

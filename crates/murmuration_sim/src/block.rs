@@ -27,6 +27,8 @@ pub(crate) struct Block {
     len: usize,
     /// Boids in all the runs together.
     boids: usize,
+    /// The slots of the own cell, the cell the block is around.
+    own: (usize, usize),
     /// Where the block folds onto itself (see [`fold`]).
     wrap: Option<Wrap>,
 }
@@ -37,6 +39,7 @@ impl Default for Block {
             runs: [(0, 0, Vector::ZERO); MAX_RUNS],
             len: 0,
             boids: 0,
+            own: (0, 0),
             wrap: None,
         }
     }
@@ -54,6 +57,7 @@ impl Block {
         self.len = 0;
         self.boids = 0;
         self.wrap = None;
+        self.own = hash.cell_range(cell);
         // NOTE: the shortcut here, not inside `visit_block`: there (still a call, and the
         // closure per run) it kept almost none of the gain.
         if let Some(rows) = hash.inner_block(cell) {
@@ -102,10 +106,11 @@ impl Block {
         self.boids
     }
 
-    /// The block's [`Sample`] in the hash's rebuild `turn`.
+    /// The block's [`Sample`] of at most about `cap` candidates in the hash's rebuild `turn`.
     #[inline]
-    pub(crate) fn sample(&self, turn: u32) -> Sample {
-        Sample::new(self.runs().map(|(run, _)| run.len()), turn)
+    pub(crate) fn sample(&self, cap: usize, turn: u32) -> Sample {
+        let runs = self.runs[..self.len].iter().map(|&(a, b, _)| a..b);
+        Sample::new(runs, self.own.0..self.own.1, cap, turn)
     }
 
     /// Whether the block folds onto itself (see [`Self::find`]).

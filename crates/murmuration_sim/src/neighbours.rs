@@ -8,14 +8,14 @@ use bevy::prelude::*;
 use crate::block::Block;
 use crate::bounds::SimulationBounds;
 use crate::hash::{HashHit, KNearest, SpatialHash};
-use crate::lanes::Coords;
+use crate::lanes::{Coords, fill};
 use crate::math::Vector;
 use crate::params::NeighbourMode;
 use crate::rules::{
     self, Candidate, NeighbourSums, Observer, VIEW_ALL, VIEW_NARROW, VIEW_WIDE,
     accumulate_coincident, view_kind,
 };
-use crate::sample::{Sample, weight};
+use crate::sample::{CANDIDATE_CAP, Sample};
 use crate::steering::tie_break;
 use crate::table::{FlockTable, Perception};
 
@@ -78,7 +78,11 @@ pub fn for_each_neighbour(
     match perception.mode {
         NeighbourMode::Radius => {
             let block = Block::around(hash, slot);
-            walk_radius(hash, perception, slot, &block, Sample::ALL, f)
+            let mut f = f;
+            walk_radius(hash, perception, slot, &block, &Sample::ALL, |hit, _| {
+                f(hit)
+            })
+            .0
         }
         NeighbourMode::Topological { k } => {
             let (p, v, view) = (
@@ -172,8 +176,10 @@ pub(crate) fn walk_sums(
 ) -> (NeighbourSums<f32>, u64) {
     let o = observer_of(hash, table, slot);
     let perception = table.row(hash.flock_of(slot)).perception();
-    let mut sums = NeighbourSums::zero();
-    let add = |hit: HashHit| {
+    // The own cell and the unsampled block, and a crowded block's sample, weighed apart.
+    let mut parts = [NeighbourSums::zero(); 2];
+    let add = |hit: HashHit, sampled: bool| {
+        let sums = &mut parts[usize::from(sampled)];
         let j = hit.slot;
         let c = Candidate {
             position: Coords::of(hash.position(slot) + hit.delta),
@@ -182,75 +188,90 @@ pub(crate) fn walk_sums(
         };
         if hit.distance_squared > 0.0 {
             let d = Coords::of(hit.delta);
-            rules::accumulate(&mut sums, &o, true, d, hit.distance_squared, &c);
+            rules::accumulate(sums, &o, true, d, hit.distance_squared, &c);
         } else {
-            accumulate_coincident(&mut sums, &o, &c, Coords::of(tie_break(slot, j)));
+            accumulate_coincident(sums, &o, &c, Coords::of(tie_break(slot, j)));
         }
     };
     let (candidates, weight) = match brute_force {
         None if perception.mode == NeighbourMode::Radius => {
             for_each_sampled_neighbour(hash, &perception, slot, add)
         }
-        None => (
-            for_each_neighbour(hash, &perception, slot, nearest, add),
-            1.0,
-        ),
-        Some(bounds) => (
-            for_each_neighbour_brute_force(hash, bounds, &perception, slot, nearest, add),
-            1.0,
-        ),
+        None => {
+            let mut add = add;
+            let visited = for_each_neighbour(hash, &perception, slot, nearest, |h| add(h, false));
+            (visited, 1.0)
+        }
+        Some(bounds) => {
+            let mut add = add;
+            let visited =
+                for_each_neighbour_brute_force(hash, bounds, &perception, slot, nearest, |h| {
+                    add(h, false)
+                });
+            (visited, 1.0)
+        }
     };
-    if weight != 1.0 {
-        sums = sums.scaled(weight);
-    }
+    let [own, rest] = parts;
+    let sums = if weight != 1.0 {
+        let (a, b) = (own.fields(), rest.scaled(weight));
+        let b = *b.fields();
+        NeighbourSums::from_fields(fill(0.0, |f| a[f] + b[f]))
+    } else {
+        own
+    };
     (sums, candidates)
 }
 
 /// [`for_each_neighbour`] for metric neighbours, but where the cells around `slot` hold more
-/// than [`CANDIDATE_CAP`](crate::CANDIDATE_CAP) boids, only their [`Sample`], as the kernel
-/// takes it (a world so small that its cells fold onto each other is one crowd: every boid sees
-/// every other). Returns the candidates checked and what each stands for ([`weight`]).
+/// than [`CANDIDATE_CAP`] boids, only their [`Sample`], as the kernel takes it (a world so small
+/// that its cells fold onto each other is one crowd: every boid sees every other): `f(hit,
+/// sampled)`, `sampled` for a neighbour found in the sample of the rest of the block. Returns the
+/// candidates checked and what each of the rest's stands for ([`Sample::weight`]).
 fn for_each_sampled_neighbour(
     hash: &SpatialHash,
     perception: &Perception,
     slot: usize,
-    f: impl FnMut(HashHit),
+    f: impl FnMut(HashHit, bool),
 ) -> (u64, f32) {
     let block = Block::around(hash, slot);
-    let sample = block.sample(hash.turn());
-    let checked = walk_radius(hash, perception, slot, &block, sample, f);
-    (checked, weight(block.boids(), checked as usize))
+    let sample = block.sample(CANDIDATE_CAP, hash.turn());
+    let (checked, rest) = walk_radius(hash, perception, slot, &block, &sample, f);
+    (checked, sample.weight(block.boids(), rest as usize))
 }
 
 /// The metric neighbours of the boid in `slot` among the `sample` of `block`, the block of cells
-/// around it. Returns the candidates checked.
+/// around it: `f(hit, sampled)` as [`Sample::visit`] says. Returns the candidates checked, and
+/// those of them in the sample of the rest.
 fn walk_radius(
     hash: &SpatialHash,
     perception: &Perception,
     slot: usize,
     block: &Block,
-    sample: Sample,
-    mut f: impl FnMut(HashHit),
-) -> u64 {
+    sample: &Sample,
+    mut f: impl FnMut(HashHit, bool),
+) -> (u64, u64) {
     let (p, v) = (hash.position(slot), hash.velocity(slot));
     let r2 = perception.radius * perception.radius;
-    let mut checked = 0;
-    let mut walk = sample.walk();
-    for (run, offset) in block.runs() {
-        for j in walk.run(run).flatten() {
-            checked += 1;
+    let (mut checked, mut rest) = (0, 0);
+    sample.visit(block.runs(), |slots, offset, sampled| {
+        checked += slots.len() as u64;
+        if sampled {
+            rest += slots.len() as u64;
+        }
+        for j in slots {
             let delta = block.delta(hash, p, j, offset);
             let distance_squared = delta.length_squared();
             if distance_squared < r2 && j != slot && in_view(delta, v, perception.view_cos) {
-                f(HashHit {
+                let hit = HashHit {
                     slot: j,
                     delta,
                     distance_squared,
-                });
+                };
+                f(hit, sampled);
             }
         }
-    }
-    checked
+    });
+    (checked, rest)
 }
 
 /// The neighbours of the boid in `slot`, collected, for tools and debug overlays (the simulation

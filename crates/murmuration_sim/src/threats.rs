@@ -17,10 +17,11 @@ use core::ops::Range;
 use bevy::prelude::Entity;
 
 use crate::block::Block;
-use crate::hash::{HashHit, SpatialHash, stride_for};
+use crate::hash::{HashHit, SpatialHash};
 use crate::lanes::{Coords, Lanes, Real};
 use crate::math::{DIM, IVector, UVector, Vector};
 use crate::rules;
+use crate::sample::Sample;
 use crate::simd::out_of_line;
 use crate::steering::{flee_direction, tie_break};
 
@@ -48,7 +49,7 @@ const FLEE_BLOCKS: usize = 4;
 /// Where padding sits: so far away that it is never the nearest nor within reach, yet finite.
 const FAR: f32 = 1e30;
 
-/// The boids of one cell's block of cells (every `stride`-th of them), copied into columns, each
+/// The boids of one cell's block of cells (or its [`Sample`]), copied into columns, each
 /// at its image nearest the cell: what the boids of that cell look at.
 pub(crate) struct Nearby<const ROOM: usize> {
     position: [[f32; ROOM]; DIM],
@@ -79,9 +80,8 @@ impl<const ROOM: usize> Default for Nearby<ROOM> {
 
 impl<const ROOM: usize> Nearby<ROOM> {
     /// Makes this the block of `cell` of `hash`, the cell holding `p`, unless it already is:
-    /// every boid of it, or, with `cap`, every `k`-th where more than `cap` crowd it
-    /// (`k = ceil(boids / cap)`, as [`SpatialHash::for_each_within_sampled`] picks them).
-    /// Returns whether it is copied.
+    /// every boid of it, or, with `cap`, its [`Sample`] of about `cap` where more crowd it (as
+    /// [`flee_among`] takes them). Returns whether it is copied.
     fn show(&mut self, hash: &SpatialHash, p: Vector, cell: IVector, cap: Option<usize>) -> bool {
         if self.cell == Some(cell) {
             return self.copied;
@@ -103,39 +103,33 @@ impl<const ROOM: usize> Nearby<ROOM> {
         if block.folds() {
             return false;
         }
-        let boids = block.boids();
-        let stride = cap.map_or(1, |cap| stride_for(boids, cap));
-        if boids.div_ceil(stride) + LANES > ROOM {
+        let sample = match cap {
+            Some(cap) => block.sample(cap, hash.turn()),
+            None => Sample::ALL,
+        };
+        let mut room = 0;
+        sample.visit(block.runs(), |slots, _, _| room += slots.len());
+        if room + LANES > ROOM {
             return false;
         }
-        // Every `stride`-th boid counted across the runs: `next` is the next one to take and
-        // `at` the first of the current run, both counted from the block's first.
         let motions = hash.arrays().motions;
-        let (mut next, mut at) = (0, 0);
         // NOTE: the length in a local: kept in `self`, it was read back from memory after every
         // coordinate stored (the copy's hottest instructions at 100,000 boids).
         let mut len = 0;
         // The own cell's first slot: the run at offset zero that holds it holds the cell.
         let own = hash.cell_slots(UVector::from_array(cell.to_array().map(|x| x as u32)));
-        for (run, offset) in block.runs() {
-            if offset == Vector::ZERO && run.contains(&own.start) {
-                self.middle = (run.start, len);
+        sample.visit(block.runs(), |slots, offset, _| {
+            if offset == Vector::ZERO && slots.contains(&own.start) {
+                self.middle = (slots.start, len);
             }
-            let first = run.start + (next - at).min(run.len());
-            for (k, m) in motions[first..run.end].iter().step_by(stride).enumerate() {
+            for (k, m) in motions[slots.clone()].iter().enumerate() {
                 for axis in 0..DIM {
                     self.position[axis][len] = m.position[axis] + offset[axis];
                 }
-                self.slot[len] = (first + k * stride) as u32;
+                self.slot[len] = (slots.start + k) as u32;
                 len += 1;
             }
-            let taken = (run.end - first).div_ceil(stride);
-            if taken > 0 {
-                next = at + (first - run.start) + taken * stride;
-            }
-            at += run.len();
-            next = next.max(at);
-        }
+        });
         // Pad to a whole chunk.
         for i in len..len.next_multiple_of(LANES) {
             for axis in 0..DIM {
@@ -280,14 +274,26 @@ pub(crate) fn prey_of(hash: &SpatialHash, slots: &[u32], out: &mut [Option<HashH
 }
 
 /// The flee direction of the boid `me` at `p` from the predators of `predators` (a hash of
-/// their own, cells a flee radius across) within `radius`: about [`FEW_PREDATORS`] of them where
-/// more crowd its cells. The flee steers along the sum's direction only, so a sample needs no
+/// their own, cells a flee radius across) within `radius`: where more than [`FEW_PREDATORS`]
+/// crowd the block of cells around it, those of its [`Sample`] (its own cell in full, about
+/// that many in all). The flee steers along the sum's direction only, so a sample needs no
 /// weight.
 pub(crate) fn flee_among(predators: &SpatialHash, me: Entity, p: Vector, radius: f32) -> Vector {
     let mut dir = Vector::ZERO;
-    predators.for_each_within_sampled(p, radius, FEW_PREDATORS, |hit| {
-        if predators.entity(hit.slot) != me {
-            dir += flee_direction(hit.delta, radius, || tie_break(hit.slot, usize::MAX));
+    if predators.is_empty() {
+        return dir;
+    }
+    let p = predators.local(p);
+    let mut block = Block::default();
+    block.find(predators, p, predators.cell_xy(p));
+    let sample = block.sample(FEW_PREDATORS, predators.turn());
+    let r2 = radius * radius;
+    sample.visit(block.runs(), |slots, offset, _| {
+        for j in slots {
+            let delta = block.delta(predators, p, j, offset);
+            if delta.length_squared() < r2 && predators.entity(j) != me {
+                dir += flee_direction(delta, radius, || tie_break(j, usize::MAX));
+            }
         }
     });
     dir

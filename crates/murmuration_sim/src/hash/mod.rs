@@ -439,31 +439,11 @@ impl SpatialHash {
         })
     }
 
-    /// [`Self::for_each_within`], but where the cells around `p` hold more than `cap` boids,
-    /// only every `k`-th of them, `k = ceil(boids / cap)`: at most about `cap`
-    /// boids checked, however crowded. Returns `k`, so that a caller can weigh what it found.
-    pub fn for_each_within_sampled(
-        &self,
-        p: Vector,
-        radius: f32,
-        cap: usize,
-        f: impl FnMut(HashHit),
-    ) -> usize {
-        if self.entities.is_empty() {
-            return 1;
-        }
-        let p = self.local(p);
-        let span = self.span_for(radius);
-        let stride = stride_for(self.block_len(p, span), cap);
-        self.within_every(p, radius, stride, f);
-        stride
-    }
-
-    /// Calls `f` for every `stride`-th boid of the block of cells around `p` (a point in the
-    /// hash's world) that lies strictly within `radius` of it ([`Self::visit_every`]).
-    fn within_every(&self, p: Vector, radius: f32, stride: usize, mut f: impl FnMut(HashHit)) {
+    /// Calls `f` for every boid of the block of cells around `p` (a point in the hash's world)
+    /// that lies strictly within `radius` of it ([`Self::visit_each`]).
+    fn within(&self, p: Vector, radius: f32, mut f: impl FnMut(HashHit)) {
         let r2 = radius * radius;
-        self.visit_every(p, self.span_for(radius), stride, |slot, delta| {
+        self.visit_each(p, self.span_for(radius), |slot, delta| {
             let distance_squared = delta.length_squared();
             if distance_squared < r2 {
                 f(HashHit {
@@ -482,30 +462,14 @@ impl SpatialHash {
         boids
     }
 
-    /// Calls `f(slot, delta)` for every `stride`-th boid of the block of cells `span` around
-    /// the cell of `p` (a point in the hash's world), counted across the block's runs so that a
-    /// sample spreads over the whole block; `delta` is from `p` to the boid's image nearest the
-    /// block. Returns the boids visited.
-    pub(crate) fn visit_every(
-        &self,
-        p: Vector,
-        span: u32,
-        stride: usize,
-        mut f: impl FnMut(usize, Vector),
-    ) -> u64 {
-        let mut visited = 0u64;
-        // The next boid to visit and the first of the current run, both counted across runs.
-        let (mut next, mut at) = (0, 0);
+    /// Calls `f(slot, delta)` for every boid of the block of cells `span` around the cell of `p`
+    /// (a point in the hash's world); `delta` is from `p` to the boid's image nearest the block.
+    fn visit_each(&self, p: Vector, span: u32, mut f: impl FnMut(usize, Vector)) {
         self.visit_block(p, span, |run, offset, fold| {
-            for j in (run.start + (next - at)..run.end).step_by(stride) {
-                visited += 1;
+            for j in run {
                 f(j, self.delta(p, j, offset, fold));
-                next = at + (j - run.start) + stride;
             }
-            at += run.len();
-            next = next.max(at);
         });
-        visited
     }
 
     /// Calls `f` for every boid strictly within `radius` of `p` (measured to the nearest image
@@ -514,7 +478,7 @@ impl SpatialHash {
         if self.entities.is_empty() {
             return;
         }
-        self.within_every(self.local(p), radius, 1, f);
+        self.within(self.local(p), radius, f);
     }
 
     /// Calls `f(a, b)` once for every pair of boids strictly within `radius` of each other
@@ -801,6 +765,13 @@ impl SpatialHash {
     /// The world position of the grid's lower-left corner.
     pub fn origin(&self) -> Vector {
         self.origin
+    }
+
+    /// The first and one past the last slot of the cell `c` (as [`Self::cell_xy`] gives it).
+    #[inline]
+    pub(crate) fn cell_range(&self, c: IVector) -> (usize, usize) {
+        let i = self.index_of(c);
+        (self.cell_start[i] as usize, self.cell_start[i + 1] as usize)
     }
 
     /// One past the last slot of the cell `c` (as [`Self::cell_xy`] gives it).
@@ -1134,12 +1105,6 @@ impl Keep for Best {
     fn settled(&self, covered2: f32) -> bool {
         self.found && self.hit.distance_squared <= covered2
     }
-}
-
-/// How sparsely a walk samples a block of cells holding `boids` boids so as to check at most
-/// about `cap` of them: every `k`-th, `k = ceil(boids / cap)`; 1 within the cap.
-pub(crate) fn stride_for(boids: usize, cap: usize) -> usize {
-    boids.div_ceil(cap.max(1)).max(1)
 }
 
 #[cfg(test)]
