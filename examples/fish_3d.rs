@@ -9,7 +9,7 @@ use bevy_murmuration::d3::prelude::*;
 use bevy_murmuration::d3::sim::bounds::Edges;
 
 use common::CapturePlugin;
-use stage3d::Stage;
+use stage3d::{Sky, Stage};
 
 /// The tank: 1,200 long, 500 high, 700 deep, its floor at y = 0.
 const TANK: Vec3 = Vec3::new(1200.0, 500.0, 700.0);
@@ -52,6 +52,12 @@ fn main() {
                 yaw: 0.35,
                 pitch: 0.18,
             },
+            // Light from the surface above, the deep water below.
+            sky: Sky {
+                zenith: Color::srgb(0.25, 0.5, 0.6),
+                glow: Color::srgb(0.3, 0.45, 0.45),
+                disc: false,
+            },
         })
         .add_plugins(
             BoidsPlugins::new(FixedUpdate)
@@ -84,15 +90,51 @@ fn setup(
     mut materials: ResMut<Assets<StandardMaterial>>,
     params: Res<FlockParams>,
 ) {
-    // The sandy floor.
+    // The tank's sandy floor, and the seabed it stands on, reaching into the fog.
+    let sand = |color: Color| StandardMaterial {
+        base_color: color,
+        perceptual_roughness: 1.0,
+        ..default()
+    };
     commands.spawn((
         Mesh3d(meshes.add(Plane3d::default().mesh().size(TANK.x, TANK.z))),
-        MeshMaterial3d(materials.add(StandardMaterial {
-            base_color: Color::srgb(0.6, 0.55, 0.4),
-            perceptual_roughness: 1.0,
-            ..default()
-        })),
+        MeshMaterial3d(materials.add(sand(Color::srgb(0.6, 0.55, 0.4)))),
+        Transform::from_xyz(0.0, 0.5, 0.0),
     ));
+    commands.spawn((
+        Mesh3d(meshes.add(Plane3d::default().mesh().size(12_000.0, 12_000.0))),
+        MeshMaterial3d(materials.add(sand(Color::srgb(0.3, 0.32, 0.28)))),
+    ));
+    // The tank's frame: dark bars along the top and bottom edges and up the corners.
+    let frame = materials.add(StandardMaterial {
+        base_color: Color::srgb(0.1, 0.12, 0.13),
+        perceptual_roughness: 0.6,
+        ..default()
+    });
+    let half = TANK / 2.0;
+    let bar = 14.0;
+    let mut bars = Vec::new();
+    for y in [0.0, TANK.y] {
+        for z in [-half.z, half.z] {
+            bars.push((Vec3::new(0.0, y, z), Vec3::new(TANK.x + bar, bar, bar)));
+        }
+        for x in [-half.x, half.x] {
+            bars.push((Vec3::new(x, y, 0.0), Vec3::new(bar, bar, TANK.z + bar)));
+        }
+    }
+    for x in [-half.x, half.x] {
+        for z in [-half.z, half.z] {
+            bars.push((Vec3::new(x, half.y, z), Vec3::new(bar, TANK.y, bar)));
+        }
+    }
+    for (at, size) in bars {
+        commands.spawn((
+            Name::new("Frame"),
+            Mesh3d(meshes.add(Cuboid::from_size(size))),
+            MeshMaterial3d(frame.clone()),
+            Transform::from_translation(at),
+        ));
+    }
     let stone = materials.add(StandardMaterial {
         base_color: Color::srgb(0.32, 0.32, 0.3),
         perceptual_roughness: 0.9,
@@ -116,7 +158,6 @@ fn setup(
         perceptual_roughness: 0.1,
         ..default()
     });
-    let half = TANK / 2.0;
     for (at, size) in [
         (
             Vec3::new(half.x, half.y, 0.0),

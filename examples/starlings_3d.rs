@@ -9,7 +9,7 @@ use bevy_murmuration::d3::prelude::*;
 use bevy_murmuration::d3::sim::bounds::Edges;
 
 use common::CapturePlugin;
-use stage3d::Stage;
+use stage3d::{Sky, Stage};
 
 /// The sky the birds fly in: 2,400 wide and deep, 800 high, above the ground at y = 0.
 const SKY: Vec3 = Vec3::new(2400.0, 800.0, 2400.0);
@@ -20,7 +20,8 @@ const ROOST: Vec3 = Vec3::new(0.0, 120.0, 0.0);
 fn main() {
     let sky = Box3::from_center_size(Vec3::new(0.0, 120.0 + SKY.y / 2.0, 0.0), SKY);
     App::new()
-        // A dusk sky, far birds fading into it, and the low sun behind the cloud.
+        // A dusk sky, warm at the horizon and deep blue overhead, far birds fading into it, and
+        // the low sun behind the cloud: the birds dark against it.
         .add_plugins(Stage {
             title: "bevy_murmuration: starlings in 3D",
             air: DUSK,
@@ -36,6 +37,11 @@ fn main() {
                 distance: 1500.0,
                 yaw: 0.5,
                 pitch: 0.12,
+            },
+            sky: Sky {
+                zenith: Color::srgb(0.2, 0.24, 0.45),
+                glow: Color::srgb(1.0, 0.6, 0.3),
+                disc: true,
             },
         })
         .add_plugins(
@@ -70,8 +76,8 @@ fn main() {
         .run();
 }
 
-/// The evening sky's colour.
-const DUSK: Color = Color::srgb(0.55, 0.45, 0.55);
+/// The evening sky's colour at the horizon, where the far fields fade into it.
+const DUSK: Color = Color::srgb(0.72, 0.55, 0.55);
 
 fn setup(
     mut commands: Commands,

@@ -95,7 +95,7 @@ impl MeasuredRun {
             }
             last = metrics.step;
             let steps = app.world().resource::<FlockStats>().steps;
-            if steps % window == 0 && steps > 0 && !samples.is_empty() {
+            if steps.is_multiple_of(window) && steps > 0 && !samples.is_empty() {
                 let mean = FlockMetrics::mean(&samples);
                 let settled = before.is_some_and(|b| (mean.nn_distance - b).abs() <= 0.02 * b);
                 if settled || steps >= most {

@@ -82,6 +82,8 @@ pub use dim2::{
 pub use dim3::{Bank, HELP, OrbitCamera};
 #[cfg(feature = "3d")]
 pub use look::BodyShape;
+#[cfg(feature = "2d")]
+pub use look::SpriteShape;
 pub use look::{FlockLook, HEADING_HUES};
 
 /// `use murmuration_render::prelude::*;` brings the plugin and what configures it.

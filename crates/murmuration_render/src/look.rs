@@ -17,6 +17,18 @@ pub enum BodyShape {
     Fish,
 }
 
+/// The image a boid is drawn with in 2D, seen from above and tinted by its colour.
+#[cfg(feature = "2d")]
+#[derive(Reflect, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[reflect(Debug, Clone, PartialEq, Default)]
+pub enum SpriteShape {
+    /// A dart with a notched tail: birds, fish and the tutorial's boids.
+    #[default]
+    Dart,
+    /// A sheep: a woolly body in the boid's colour and a dark head with ears.
+    Sheep,
+}
+
 /// How many hues [`ColourMode::Heading`] uses in 3D ([`FlockLook::paints`]): the headings round
 /// the vertical fall into this many bands, one material each, so that the flock is still drawn
 /// in a few instanced batches. (In 2D every sprite takes its own hue.)
@@ -66,6 +78,9 @@ pub struct FlockLook {
     /// Selected units, the selection box and order markers.
     #[cfg(feature = "2d")]
     pub selected: Color,
+    /// The boids' image (hunters and units keep theirs).
+    #[cfg(feature = "2d")]
+    pub sprite: SpriteShape,
     /// Whether boids leave fading trails.
     #[cfg(feature = "2d")]
     pub trails: bool,
@@ -120,6 +135,8 @@ impl Default for FlockLook {
             unit_size: 14.0,
             #[cfg(feature = "2d")]
             selected: Color::srgb_u8(0xf2, 0xb1, 0x34),
+            #[cfg(feature = "2d")]
+            sprite: SpriteShape::Dart,
             #[cfg(feature = "2d")]
             trails: true,
             #[cfg(feature = "2d")]

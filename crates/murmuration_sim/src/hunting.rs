@@ -311,6 +311,7 @@ pub(crate) fn hunt(
     mut in_hash: Local<SlotSet>,
     mut order: Local<Vec<u32>>,
     mut found: Local<Vec<Option<HashHit>>>,
+    mut switched: Local<Vec<u32>>,
 ) {
     // The slot of a hunter that is the boid there.
     let own_slot = |me: Entity, slot: &HashSlot| {
@@ -407,6 +408,25 @@ pub(crate) fn hunt(
                 }
             },
         );
+        // Where Bevy records where changes come from (its `track_location` feature), the hunters
+        // whose prey changed record this system, as a write through `Mut` would: found after
+        // the parts, on this thread, as the ticks and the locations cannot be lent together.
+        if hunter_ticks.changed_by().into_option().is_some() {
+            switched.clear();
+            let changed = hunter_ticks.changed().iter();
+            switched.extend(
+                (0u32..)
+                    .zip(changed)
+                    .filter(|(_, t)| **t == now)
+                    .map(|(j, _)| j),
+            );
+            let caller = core::panic::Location::caller();
+            hunter_ticks.changed_by_mut().map(|by| {
+                for &j in switched.iter() {
+                    by[j as usize] = caller;
+                }
+            });
+        }
     }
 }
 

@@ -290,7 +290,7 @@ mod tests {
 
     #[test]
     fn a_weight_is_what_a_checked_boid_of_the_rest_stands_for() {
-        let sample = Sample::new([0..1000].into_iter(), 0..100, CANDIDATE_CAP, 0);
+        let sample = Sample::new(core::iter::once(0..1000), 0..100, CANDIDATE_CAP, 0);
         assert_eq!(sample.weight(1000, 900), 1.0);
         assert_eq!(sample.weight(1000, 225), 4.0);
         assert_eq!(Sample::ALL.weight(100, 100), 1.0);

@@ -1,10 +1,10 @@
 //! The 2D looks of the presets: [`FlockLook::starlings`], [`FlockLook::fish`],
-//! [`FlockLook::sheep`], as darts on their backgrounds.
+//! [`FlockLook::sheep`], on their backgrounds: darts, and sheep seen from above.
 
 use bevy::prelude::*;
 
 use crate::colour_mode::ColourMode;
-use crate::look::FlockLook;
+use crate::look::{FlockLook, SpriteShape};
 
 impl FlockLook {
     /// Starlings at dusk: small dark birds on a peach sky, short trails.
@@ -46,7 +46,7 @@ impl FlockLook {
         }
     }
 
-    /// Sheep on grass: big pale bodies, no trails.
+    /// Sheep on grass: woolly pale bodies with dark heads, seen from above, no trails.
     pub fn sheep() -> Self {
         Self {
             colour: ColourMode::Species,
@@ -61,6 +61,7 @@ impl FlockLook {
             hunter: Color::srgb_u8(0x2a, 0x2a, 0x2a),
             hunter_scale: 1.4,
             obstacle: Color::srgb_u8(0x8d, 0x7b, 0x5f),
+            sprite: SpriteShape::Sheep,
             trails: false,
             ..Self::default()
         }

@@ -1,8 +1,9 @@
 //! Gives every boid, hunter, unit and obstacle its look when it appears, and recolours boids each
 //! frame.
 //!
-//! All boids share one image (the dart) and so one batch: Bevy draws tens of thousands of them
-//! in a single draw call, each sprite only carrying its own colour and transform.
+//! All boids share one image (the look's [`SpriteShape`]: a dart, or a sheep) and so one batch:
+//! Bevy draws tens of thousands of them in a single draw call, each sprite only carrying its own
+//! colour and transform.
 
 use bevy::prelude::*;
 use murmuration_sim::internal::FlockId;
@@ -11,13 +12,15 @@ use murmuration_sim::prelude::*;
 use super::obstacle_mesh::obstacle_mesh;
 use super::view::FLOCK_LAYER;
 use super::{heading_turns, shapes};
-use crate::look::FlockLook;
+use crate::look::{FlockLook, SpriteShape};
 
 /// The shared images and meshes.
 #[derive(Resource, Debug, Clone)]
 pub struct FlockShapes {
-    /// The dart every boid and hunter is drawn with.
+    /// The dart hunters, and boids of [`SpriteShape::Dart`], are drawn with.
     pub dart: Handle<Image>,
+    /// The sheep boids of [`SpriteShape::Sheep`] are drawn with.
+    pub sheep: Handle<Image>,
     /// The notched disc units are drawn with.
     pub unit: Handle<Image>,
     /// A ring, for order markers.
@@ -38,6 +41,7 @@ impl FlockShapes {
     /// of Bevy's image, mesh and sprite plugins).
     pub fn new(world: &mut World, look: &FlockLook) -> Self {
         let dart = world.resource_mut::<Assets<Image>>().add(shapes::dart());
+        let sheep = world.resource_mut::<Assets<Image>>().add(shapes::sheep());
         let unit = world
             .resource_mut::<Assets<Image>>()
             .add(shapes::unit_disc());
@@ -52,24 +56,34 @@ impl FlockShapes {
             });
         Self {
             dart,
+            sheep,
             unit,
             ring,
             circle,
             obstacle_material,
         }
     }
+
+    /// The image of a boid drawn as `shape`.
+    pub fn body(&self, shape: SpriteShape) -> &Handle<Image> {
+        match shape {
+            SpriteShape::Dart => &self.dart,
+            SpriteShape::Sheep => &self.sheep,
+        }
+    }
 }
 
-fn dart_sprite(shapes: &FlockShapes, look: &FlockLook, scale: f32, color: Color) -> Sprite {
+/// A boid's (or, with `image` the dart, a hunter's) sprite, `scale` times a boid's size.
+fn body_sprite(image: &Handle<Image>, look: &FlockLook, scale: f32, color: Color) -> Sprite {
     Sprite {
-        image: shapes.dart.clone(),
+        image: image.clone(),
         color,
         custom_size: Some(Vec2::new(look.boid_length, look.boid_width) * scale),
         ..default()
     }
 }
 
-/// A new boid gets a dart sprite on the flock layer.
+/// A new boid gets its sprite (the look's [`SpriteShape`]) on the flock layer.
 pub(crate) fn on_add_boid(
     add: On<Add, Boid>,
     mut commands: Commands,
@@ -85,7 +99,7 @@ pub(crate) fn on_add_boid(
     let sprite = if unit {
         unit_sprite(&shapes, &look)
     } else {
-        dart_sprite(&shapes, &look, 1.0, color)
+        body_sprite(shapes.body(look.sprite), &look, 1.0, color)
     };
     let mut transform = *transform;
     transform.translation.z = BOID_Z;
@@ -130,7 +144,7 @@ pub(crate) fn on_add_hunter(
     let mut transform = transforms.get(add.entity).copied().unwrap_or_default();
     transform.translation.z = HUNTER_Z;
     commands.entity(add.entity).insert((
-        dart_sprite(&shapes, &look, look.hunter_scale, look.hunter),
+        body_sprite(&shapes.dart, &look, look.hunter_scale, look.hunter),
         FLOCK_LAYER,
         transform,
     ));
@@ -195,7 +209,10 @@ pub(crate) fn reshape_obstacles(
 pub(crate) fn colour_boids(
     look: Res<FlockLook>,
     shapes: Option<Res<FlockShapes>>,
-    mut boids: Query<(&Species, &FlockId, &Velocity, &mut Sprite), (With<Boid>, Without<Arrive>)>,
+    mut boids: Query<
+        (&Species, &FlockId, &Velocity, &mut Sprite, Has<Hunter>),
+        (With<Boid>, Without<Arrive>),
+    >,
     mut units: Query<&mut Sprite, (With<Boid>, With<Arrive>, Without<Hunter>)>,
     mut hunters: Query<&mut Sprite, (With<Hunter>, Without<Boid>)>,
     mut materials: ResMut<Assets<ColorMaterial>>,
@@ -210,13 +227,21 @@ pub(crate) fn colour_boids(
             }
         }
     }
+    let image = shapes.as_deref().map(|s| s.body(look.sprite));
     // Every frame: headings change all the time, and species when the population changes.
     boids
         .par_iter_mut()
-        .for_each(|(species, flock, velocity, mut sprite)| {
+        .for_each(|(species, flock, velocity, mut sprite, hunter)| {
             let color = look.boid_colour(species.0, *flock, heading_turns(velocity.0));
             if sprite.color != color {
                 sprite.color = color;
+            }
+            // (A hunter that is a boid too keeps its dart.)
+            if let Some(image) = image
+                && !hunter
+                && sprite.image != *image
+            {
+                sprite.image = image.clone();
             }
             if sprite.custom_size != Some(size) {
                 sprite.custom_size = Some(size);
