@@ -29,14 +29,19 @@ use crate::steering::{flee_direction, tie_break};
 const LANES: usize = 8;
 
 /// With more predators than this, boids flee them through a hash of their own, each heeding
-/// at most about this many of those around it (every `k`-th where more crowd its cells).
+/// at most about [`FLEE_SAMPLE`] of those around it.
 pub(crate) const FEW_PREDATORS: usize = 32;
+
+/// The most predators a fleeing boid heeds, about, where more crowd the cells around it: the
+/// cap of their [`Sample`] (the own cell in full where it holds at most 18, then groups of 8 of
+/// the rest). The flee steers along a direction only, so a few predators around tell it.
+const FLEE_SAMPLE: usize = 24;
 
 /// The most boids a hunter's [`Nearby`] holds (a whole chunk of padding included): a crowded
 /// block takes the hash's walk.
 const PREY_ROOM: usize = 512;
 
-/// The most predators a fleeing boid's [`Nearby`] holds: a sample of [`FEW_PREDATORS`] and a
+/// The most predators a fleeing boid's [`Nearby`] holds: a sample of [`FLEE_SAMPLE`] and a
 /// chunk of padding, rounded up.
 const FLEE_ROOM: usize = 48;
 
@@ -107,8 +112,13 @@ impl<const ROOM: usize> Nearby<ROOM> {
             Some(cap) => block.sample(cap, hash.turn()),
             None => Sample::ALL,
         };
-        let mut room = 0;
-        sample.visit(block.runs(), |slots, _, _| room += slots.len());
+        let room = if sample.is_all() {
+            block.boids()
+        } else {
+            let mut room = 0;
+            sample.visit(block.runs(), |slots, _, _| room += slots.len());
+            room
+        };
         if room + LANES > ROOM {
             return false;
         }
@@ -118,7 +128,7 @@ impl<const ROOM: usize> Nearby<ROOM> {
         let mut len = 0;
         // The own cell's first slot: the run at offset zero that holds it holds the cell.
         let own = hash.cell_slots(UVector::from_array(cell.to_array().map(|x| x as u32)));
-        sample.visit(block.runs(), |slots, offset, _| {
+        let mut copy = |slots: Range<usize>, offset: Vector| {
             if offset == Vector::ZERO && slots.contains(&own.start) {
                 self.middle = (slots.start, len);
             }
@@ -129,7 +139,15 @@ impl<const ROOM: usize> Nearby<ROOM> {
                 self.slot[len] = (slots.start + k) as u32;
                 len += 1;
             }
-        });
+        };
+        // The whole block run by run; a sample group by group.
+        if sample.is_all() {
+            for (run, offset) in block.runs() {
+                copy(run, offset);
+            }
+        } else {
+            sample.visit(block.runs(), |slots, offset, _| copy(slots, offset));
+        }
         // Pad to a whole chunk.
         for i in len..len.next_multiple_of(LANES) {
             for axis in 0..DIM {
@@ -274,7 +292,7 @@ pub(crate) fn prey_of(hash: &SpatialHash, slots: &[u32], out: &mut [Option<HashH
 }
 
 /// The flee direction of the boid `me` at `p` from the predators of `predators` (a hash of
-/// their own, cells a flee radius across) within `radius`: where more than [`FEW_PREDATORS`]
+/// their own, cells a flee radius across) within `radius`: where more than [`FLEE_SAMPLE`]
 /// crowd the block of cells around it, those of its [`Sample`] (its own cell in full, about
 /// that many in all). The flee steers along the sum's direction only, so a sample needs no
 /// weight.
@@ -286,7 +304,7 @@ pub(crate) fn flee_among(predators: &SpatialHash, me: Entity, p: Vector, radius:
     let p = predators.local(p);
     let mut block = Block::default();
     block.find(predators, p, predators.cell_xy(p));
-    let sample = block.sample(FEW_PREDATORS, predators.turn());
+    let sample = block.sample(FLEE_SAMPLE, predators.turn());
     let r2 = radius * radius;
     sample.visit(block.runs(), |slots, offset, _| {
         for j in slots {
@@ -320,7 +338,7 @@ pub(crate) fn flee_each(
             None => {
                 let k = oldest;
                 oldest = (oldest + 1) % FLEE_BLOCKS;
-                blocks[k].copy(predators, p, cell, Some(FEW_PREDATORS));
+                blocks[k].copy(predators, p, cell, Some(FLEE_SAMPLE));
                 &blocks[k]
             }
         };

@@ -175,7 +175,7 @@ mod tests {
             head[..3].iter().all(|&c| c < 60),
             "the head is dark: {head:?}"
         );
-        assert!(pixel(4, 24)[3] > 0, "the body reaches back");
+        assert!(pixel(7, 24)[3] > 0, "the body reaches back");
         for (col, row) in [(0, 0), (63, 0), (0, 47), (63, 47)] {
             assert_eq!(pixel(col, row)[3], 0, "a corner ({col}, {row})");
         }
