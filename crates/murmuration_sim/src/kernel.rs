@@ -106,9 +106,8 @@ impl Gathered {
 
     /// Copies `block` out of `arrays`. Crowded (more than [`CANDIDATE_CAP`] boids in the block),
     /// it copies only the block's [`Sample`](crate::sample::Sample) in the hash's rebuild `turn`:
-    /// the own cell in full
-    /// first, padded to whole chunks ([`Gathered::own`] of them, weight 1), then the sample of
-    /// the rest.
+    /// the own cell in full first, padded to whole chunks ([`Gathered::own`] of them, weight 1),
+    /// then the sample of the rest.
     #[inline(always)]
     fn fill(&mut self, arrays: &Arrays, block: &Block, turn: u32) {
         let sample = block.sample(CANDIDATE_CAP, turn);

@@ -212,13 +212,9 @@ pub(crate) fn walk_sums(
         }
     };
     let [own, rest] = parts;
-    let sums = if weight != 1.0 {
-        let (a, b) = (own.fields(), rest.scaled(weight));
-        let b = *b.fields();
-        NeighbourSums::from_fields(fill(0.0, |f| a[f] + b[f]))
-    } else {
-        own
-    };
+    let (a, b) = (own.fields(), rest.scaled(weight));
+    let b = *b.fields();
+    let sums = NeighbourSums::from_fields(fill(0.0, |f| a[f] + b[f]));
     (sums, candidates)
 }
 
