@@ -83,9 +83,9 @@ pub(crate) fn flee_predators(
     // Up to `FEW_PREDATORS`, every boid checks every one. More (every boid a hunter): in a
     // spatial hash of their own, cells a flee radius across, so each boid looks only at those
     // near it, a sample of them where many crowd (`threats`); and each boid's flee direction
-    // worked out in the flock's hash order, so that neighbours share the predators' blocks, copied once
-    // ([`threats`]; in the boids' own order each read the predators' cells from memory: 3x
-    // slower), then read by slot.
+    // worked out in the flock's hash order, so that neighbours share the predators' blocks,
+    // copied once ([`threats`]; in the boids' own order each read the predators' cells from
+    // memory: 3x slower), then read by slot.
     let many = entities.len() > FEW_PREDATORS;
     by_slot.clear();
     if many {
