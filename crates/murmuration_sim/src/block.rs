@@ -101,6 +101,11 @@ impl Block {
         self.runs[..self.len].iter().map(|&(a, b, o)| (a..b, o))
     }
 
+    /// The slots of the own cell, the cell the block is around.
+    pub(crate) fn own(&self) -> Range<usize> {
+        self.own.0..self.own.1
+    }
+
     /// The boids of all the runs together.
     pub(crate) fn boids(&self) -> usize {
         self.boids
@@ -110,7 +115,7 @@ impl Block {
     #[inline]
     pub(crate) fn sample(&self, cap: usize, turn: u32) -> Sample {
         let runs = self.runs[..self.len].iter().map(|&(a, b, _)| a..b);
-        Sample::new(runs, self.own.0..self.own.1, cap, turn)
+        Sample::new(runs, self.own(), cap, turn)
     }
 
     /// Whether the block folds onto itself (see [`Self::find`]).

@@ -19,7 +19,7 @@ use bevy::prelude::Entity;
 use crate::block::Block;
 use crate::hash::{HashHit, SpatialHash};
 use crate::lanes::{Coords, Lanes, Real};
-use crate::math::{DIM, IVector, UVector, Vector};
+use crate::math::{DIM, IVector, Vector};
 use crate::rules;
 use crate::sample::Sample;
 use crate::simd::out_of_line;
@@ -127,7 +127,7 @@ impl<const ROOM: usize> Nearby<ROOM> {
         // coordinate stored (the copy's hottest instructions at 100,000 boids).
         let mut len = 0;
         // The own cell's first slot: the run at offset zero that holds it holds the cell.
-        let own = hash.cell_slots(UVector::from_array(cell.to_array().map(|x| x as u32)));
+        let own = block.own();
         let mut copy = |slots: Range<usize>, offset: Vector| {
             if offset == Vector::ZERO && slots.contains(&own.start) {
                 self.middle = (slots.start, len);

@@ -777,13 +777,13 @@ impl SpatialHash {
     /// One past the last slot of the cell `c` (as [`Self::cell_xy`] gives it).
     #[inline]
     pub(crate) fn cell_end(&self, c: IVector) -> usize {
-        self.cell_start[self.index_of(c) + 1] as usize
+        self.cell_range(c).1
     }
 
     /// The slots of `cell` (its column, row and, in 3D, layer; each under [`Self::dims`]).
     pub fn cell_slots(&self, cell: UVector) -> Range<usize> {
-        let c = self.index_of(IVector::from_array(cell.to_array().map(|x| x as i32)));
-        self.cell_start[c] as usize..self.cell_start[c + 1] as usize
+        let (a, b) = self.cell_range(IVector::from_array(cell.to_array().map(|x| x as i32)));
+        a..b
     }
 }
 
